@@ -1,0 +1,76 @@
+"""The Python face of every op: argument checks that only Python can do
+(array type, writability, allocating `out` with the caller's own library),
+then one call into libhetkern, which validates the rest and picks the device.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from tvm_ffi import from_dlpack as _from_dlpack
+
+from . import _lib
+
+_ndarray = np.ndarray
+
+
+def _is_torch_tensor(a) -> bool:
+    # torch is never imported here: a caller holding a tensor has imported it.
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(a, torch.Tensor)
+
+
+def _check_array(op: str, name: str, a):
+    """`a` as libhetkern accepts it; TypeError for anything but an array."""
+    if type(a) is _ndarray:
+        # NumPy exports read-only arrays only through versioned DLPack.
+        return a if a.flags.writeable else _from_dlpack(a.__dlpack__(max_version=(1, 0)))
+    if hasattr(a, "__dlpack__"):
+        return a
+    raise TypeError(
+        f"hetkern.{op}: '{name}' must be an array (numpy.ndarray, torch.Tensor or another "
+        f"DLPack-exporting array); got {type(a).__name__}"
+    )
+
+
+def _output(op: str, x, out):
+    """The array to write into: `out` after checking it, or a new one like `x`."""
+    if out is None:
+        if type(x) is _ndarray:
+            return np.empty(x.shape, x.dtype)
+        if _is_torch_tensor(x):
+            return x.new_empty(x.shape)
+        if hasattr(x, "__array_namespace__"):
+            return x.__array_namespace__().empty_like(x)
+        raise TypeError(f"hetkern.{op}: pass out= for arrays of type {type(x).__name__}")
+    if type(out) is _ndarray and not out.flags.writeable:
+        raise ValueError(f"hetkern.{op}: 'out' is read-only; expected a writable array")
+    _check_array(op, "out", out)
+    return out
+
+
+def _scalar(op: str, name: str, value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"hetkern.{op}: '{name}' must be a real number; got {type(value).__name__}"
+        ) from None
+
+
+def scale(x, factor, out=None):
+    """Return ``x * factor``, computed on the device ``x`` lives on.
+
+    float16/bfloat16 are computed in float32 and rounded to nearest even, so
+    results equal torch's ``x * factor`` bit for bit. ``out`` may be ``x``.
+    """
+    xa = _check_array("scale", "x", x)
+    f = _scalar("scale", "factor", factor)
+    out = _output("scale", x, out)
+    _scale(out, xa, f)
+    return out
+
+
+_scale = _lib.module.scale

@@ -1,0 +1,46 @@
+// Validated kernel arguments: plain structs shared by the entry layer, the
+// Highway kernels and the CUDA launchers (so this header stays nvcc-friendly).
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+
+#include "hetkern/config.h"  // HETKERN_WITH_CUDA
+
+namespace hetkern {
+
+// The floating-point storage types every op supports.
+enum class DType : uint8_t { kFloat32, kFloat64, kFloat16, kBFloat16 };
+
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls fn(TypeTag<T>{}) with T the storage type of `dtype`; each device names
+// its own 16-bit types (hwy::float16_t on CPU, __half on CUDA).
+template <class F32, class F64, class F16, class BF16, class Fn>
+inline void VisitDType(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return fn(TypeTag<F32>{});
+    case DType::kFloat64:
+      return fn(TypeTag<F64>{});
+    case DType::kFloat16:
+      return fn(TypeTag<F16>{});
+    case DType::kBFloat16:
+      return fn(TypeTag<BF16>{});
+  }
+}
+
+// out = f(x) elementwise over n contiguous elements; out == x is allowed.
+struct UnaryArgs {
+  DType dtype;
+  DLDevice device;
+  int64_t n;
+  const void* x;
+  void* out;
+};
+
+}  // namespace hetkern

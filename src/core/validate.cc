@@ -1,0 +1,122 @@
+#include "src/core/validate.h"
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+namespace hetkern {
+namespace {
+
+std::string ShapeString(const TensorView& t) {
+  std::ostringstream os;
+  os << '(';
+  for (int i = 0; i < t.ndim(); ++i) os << (i ? ", " : "") << t.size(i);
+  os << (t.ndim() == 1 ? ",)" : ")");
+  return os.str();
+}
+
+std::string DeviceString(DLDevice d) {
+  switch (d.device_type) {
+    case kDLCPU:
+      return "cpu";
+    case kDLCUDA:
+      return "cuda:" + std::to_string(d.device_id);
+    default:
+      return "device type " + std::to_string(d.device_type) + " (id " +
+             std::to_string(d.device_id) + ")";
+  }
+}
+
+bool ToDType(DLDataType t, DType* out) {
+  if (t.lanes != 1) return false;
+  if (t.code == kDLFloat && t.bits == 32) *out = DType::kFloat32;
+  else if (t.code == kDLFloat && t.bits == 64) *out = DType::kFloat64;
+  else if (t.code == kDLFloat && t.bits == 16) *out = DType::kFloat16;
+  else if (t.code == kDLBfloat && t.bits == 16) *out = DType::kBFloat16;
+  else return false;
+  return true;
+}
+
+}  // namespace
+
+const char* DTypeName(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat64:
+      return "float64";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kBFloat16:
+      return "bfloat16";
+  }
+  return "?";
+}
+
+size_t DTypeSize(DType dtype) {
+  return dtype == DType::kFloat64 ? 8 : dtype == DType::kFloat32 ? 4 : 2;
+}
+
+ArrayArg CheckArray(const char* op, const char* name, const TensorView& t) {
+  ArrayArg a;
+  HETKERN_CHECK(ToDType(t.dtype(), &a.dtype), ValueError)
+      << "hetkern." << op << ": '" << name << "' has dtype " << t.dtype()
+      << "; expected one of float32, float64, float16, bfloat16";
+  a.device = t.device();
+#if HETKERN_WITH_CUDA
+  const bool device_ok = a.device.device_type == kDLCPU || a.device.device_type == kDLCUDA;
+#else
+  HETKERN_CHECK(a.device.device_type != kDLCUDA, ValueError)
+      << "hetkern." << op << ": '" << name << "' is on " << DeviceString(a.device)
+      << ", but this hetkern was built without CUDA support (rebuild with -Dcuda=enabled)";
+  const bool device_ok = a.device.device_type == kDLCPU;
+#endif
+  HETKERN_CHECK(device_ok, ValueError)
+      << "hetkern." << op << ": '" << name << "' is on " << DeviceString(a.device)
+      << "; expected a CPU or CUDA array";
+  HETKERN_CHECK(t.IsContiguous(), ValueError)
+      << "hetkern." << op << ": '" << name << "' must be contiguous (C order); got shape "
+      << ShapeString(t) << " with non-contiguous strides; pass a contiguous copy";
+  a.numel = t.numel();
+  a.data = static_cast<char*>(t.data_ptr()) + t.byte_offset();
+  return a;
+}
+
+void CheckSameLayout(const char* op, const char* a_name, const TensorView& a, const char* b_name,
+                     const TensorView& b) {
+  HETKERN_CHECK(a.dtype() == b.dtype(), ValueError)
+      << "hetkern." << op << ": '" << b_name << "' has dtype " << b.dtype() << "; expected "
+      << a.dtype() << " like '" << a_name << "'";
+  HETKERN_CHECK(a.device().device_type == b.device().device_type &&
+                    a.device().device_id == b.device().device_id,
+                ValueError)
+      << "hetkern." << op << ": '" << b_name << "' is on " << DeviceString(b.device())
+      << "; expected " << DeviceString(a.device()) << " like '" << a_name << "'";
+  bool same_shape = a.ndim() == b.ndim();
+  for (int i = 0; same_shape && i < a.ndim(); ++i) same_shape = a.size(i) == b.size(i);
+  HETKERN_CHECK(same_shape, ValueError)
+      << "hetkern." << op << ": '" << b_name << "' has shape " << ShapeString(b) << "; expected "
+      << ShapeString(a) << " like '" << a_name << "'";
+}
+
+void CheckNoPartialOverlap(const char* op, const char* out_name, const ArrayArg& out,
+                           const char* in_name, const ArrayArg& in) {
+  if (out.data == in.data || out.numel == 0 || in.numel == 0) return;
+  const auto out_begin = reinterpret_cast<uintptr_t>(out.data);
+  const auto in_begin = reinterpret_cast<uintptr_t>(in.data);
+  const uintptr_t out_end = out_begin + out.numel * DTypeSize(out.dtype);
+  const uintptr_t in_end = in_begin + in.numel * DTypeSize(in.dtype);
+  HETKERN_CHECK(out_end <= in_begin || in_end <= out_begin, ValueError)
+      << "hetkern." << op << ": '" << out_name << "' partially overlaps '" << in_name
+      << "'; pass the same array for in-place use or a non-overlapping one";
+}
+
+UnaryArgs CheckUnary(const char* op, const TensorView& out, const TensorView& x) {
+  const ArrayArg xa = CheckArray(op, "x", x);
+  CheckSameLayout(op, "x", x, "out", out);
+  const ArrayArg oa = CheckArray(op, "out", out);
+  CheckNoPartialOverlap(op, "out", oa, "x", xa);
+  return UnaryArgs{xa.dtype, xa.device, xa.numel, xa.data, oa.data};
+}
+
+}  // namespace hetkern

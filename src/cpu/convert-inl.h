@@ -1,0 +1,116 @@
+// Loading storage types as their compute type and storing back with IEEE
+// round-to-nearest-even, on every Highway target.
+//
+// float16/bfloat16 are computed in float32 (as torch does); float32 and
+// float64 in themselves. Highway 1.0.3's DemoteTo truncates bf16 on every
+// target and f16 on targets without F16C, so the narrowing here is our own.
+
+// Per-target include guard (see hwy/highway.h): toggles with HWY_TARGET_TOGGLE.
+#if defined(HETKERN_CPU_CONVERT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef HETKERN_CPU_CONVERT_INL_H_
+#undef HETKERN_CPU_CONVERT_INL_H_
+#else
+#define HETKERN_CPU_CONVERT_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace hetkern {
+namespace cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The type arithmetic happens in for storage type T.
+template <class T>
+struct ComputeTypeOf {
+  using type = float;
+};
+template <>
+struct ComputeTypeOf<double> {
+  using type = double;
+};
+template <class T>
+using ComputeType = typename ComputeTypeOf<T>::type;
+
+// float32 -> float16 bits, round to nearest even, overflow to inf, NaN stays
+// NaN (quietened, payload truncated, as F16C does). Branch-free: the rounding
+// is done by one float add whose exponent places the f16 mantissa LSB at the
+// float's LSB (the method of Maratyszcza's FP16 library, also used by c10).
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToF16Bits(DF df, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  const auto bits = hn::BitCast(du, v);
+  const auto sign16 = hn::ShiftRight<16>(hn::And(bits, hn::Set(du, 0x80000000u)));
+  // |v| * 2^112 * 2^-110: overflows to inf exactly when the f16 would.
+  const auto magnitude = hn::Mul(hn::Mul(hn::Abs(v), hn::Set(df, 0x1.0p+112f)),
+                                 hn::Set(df, 0x1.0p-110f));
+  // Exponent of the rounding bias: max(exponent(v), 113 = f16 min normal).
+  const auto exponent = hn::BitCast(
+      di, hn::ShiftRight<23>(hn::And(bits, hn::Set(du, 0x7F800000u))));
+  const auto bias_exponent = hn::BitCast(du, hn::Max(exponent, hn::Set(di, 0x71)));
+  const auto bias = hn::BitCast(
+      df, hn::Add(hn::ShiftLeft<23>(bias_exponent), hn::Set(du, 0x07800000u)));
+  const auto rounded = hn::BitCast(du, hn::Add(bias, magnitude));
+  const auto f16_exponent = hn::And(hn::ShiftRight<13>(rounded), hn::Set(du, 0x7C00u));
+  const auto f16_mantissa = hn::And(rounded, hn::Set(du, 0x0FFFu));
+  const auto finite = hn::Add(f16_exponent, f16_mantissa);
+  const auto nan = hn::Or(hn::Set(du, 0x7E00u),
+                          hn::And(hn::ShiftRight<13>(bits), hn::Set(du, 0x03FFu)));
+  const auto magnitude16 = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), nan, finite);
+  const hn::Rebind<uint16_t, DF> du16;
+  return hn::DemoteTo(du16, hn::BitCast(di, hn::Or(sign16, magnitude16)));
+}
+
+// float32 -> bfloat16 bits, round to nearest even; NaN stays NaN (quietened).
+template <class DF>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToBF16Bits(DF df, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  const auto bits = hn::BitCast(du, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(lsb, hn::Set(du, 0x7FFFu))));
+  const auto quiet_nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du, 0x0040u));
+  const auto bf16 = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), quiet_nan, rounded);
+  (void)df;
+  const hn::Rebind<uint16_t, DF> du16;
+  return hn::DemoteTo(du16, hn::BitCast(di, bf16));
+}
+
+// Loads Lanes(d) elements of storage type T from p as compute vectors.
+template <class D, class T>
+HWY_INLINE hn::Vec<D> LoadAs(D d, const T* HWY_RESTRICT p) {
+  if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
+    return hn::LoadU(d, p);
+  } else {
+    static_assert(hwy::IsSame<T, hwy::float16_t>() || hwy::IsSame<T, hwy::bfloat16_t>(),
+                  "storage type must be the compute type or a 16-bit float");
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<T, D>(), p));
+  }
+}
+
+// Stores the compute vector v as Lanes(d) elements of storage type T.
+template <class D, class T>
+HWY_INLINE void StoreAs(hn::Vec<D> v, D d, T* HWY_RESTRICT p) {
+  if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
+    hn::StoreU(v, d, p);
+  } else if constexpr (hwy::IsSame<T, hwy::bfloat16_t>()) {
+    hn::StoreU(F32ToBF16Bits(d, v), hn::Rebind<uint16_t, D>(), reinterpret_cast<uint16_t*>(p));
+  } else {
+    static_assert(hwy::IsSame<T, hwy::float16_t>(), "unsupported storage type");
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+    // F16C's vcvtps2ph already rounds to nearest even.
+    hn::StoreU(hn::DemoteTo(hn::Rebind<T, D>(), v), hn::Rebind<T, D>(), p);
+#else
+    hn::StoreU(F32ToF16Bits(d, v), hn::Rebind<uint16_t, D>(), reinterpret_cast<uint16_t*>(p));
+#endif
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace hetkern
+HWY_AFTER_NAMESPACE();
+
+#endif  // HETKERN_CPU_CONVERT_INL_H_
