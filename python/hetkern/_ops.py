@@ -52,12 +52,16 @@ def _output(op: str, x, out):
 
 
 def _scalar(op: str, name: str, value) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"hetkern.{op}: '{name}' must be a real number; got {type(value).__name__}"
-        ) from None
+    """A real Python/NumPy number (or 0-d array) as float; TypeError otherwise.
+    Strings are refused even where float() would parse them."""
+    if type(value) is float:
+        return value
+    if hasattr(value, "__float__") and not isinstance(value, (complex, np.complexfloating)):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(f"hetkern.{op}: '{name}' must be a real number; got {type(value).__name__}")
 
 
 def scale(x, factor, out=None):

@@ -27,6 +27,24 @@ std::string DeviceString(DLDevice d) {
   }
 }
 
+// Our own formatting: tvm-ffi's operator<< throws for some codes (complex),
+// and a throw while building an error message terminates the process.
+std::string DLTypeString(DLDataType t) {
+  std::string code;
+  switch (t.code) {
+    case kDLInt: code = "int"; break;
+    case kDLUInt: code = "uint"; break;
+    case kDLFloat: code = "float"; break;
+    case kDLBfloat: code = "bfloat"; break;
+    case kDLComplex: code = "complex"; break;
+    case kDLBool: code = "bool"; break;
+    default: code = "type-code-" + std::to_string(t.code) + "-"; break;
+  }
+  std::string s = code + std::to_string(t.bits);
+  if (t.lanes != 1) s += "x" + std::to_string(t.lanes);
+  return s;
+}
+
 bool ToDType(DLDataType t, DType* out) {
   if (t.lanes != 1) return false;
   if (t.code == kDLFloat && t.bits == 32) *out = DType::kFloat32;
@@ -60,7 +78,7 @@ size_t DTypeSize(DType dtype) {
 ArrayArg CheckArray(const char* op, const char* name, const TensorView& t) {
   ArrayArg a;
   HETKERN_CHECK(ToDType(t.dtype(), &a.dtype), ValueError)
-      << "hetkern." << op << ": '" << name << "' has dtype " << t.dtype()
+      << "hetkern." << op << ": '" << name << "' has dtype " << DLTypeString(t.dtype())
       << "; expected one of float32, float64, float16, bfloat16";
   a.device = t.device();
 #if HETKERN_WITH_CUDA
@@ -85,8 +103,8 @@ ArrayArg CheckArray(const char* op, const char* name, const TensorView& t) {
 void CheckSameLayout(const char* op, const char* a_name, const TensorView& a, const char* b_name,
                      const TensorView& b) {
   HETKERN_CHECK(a.dtype() == b.dtype(), ValueError)
-      << "hetkern." << op << ": '" << b_name << "' has dtype " << b.dtype() << "; expected "
-      << a.dtype() << " like '" << a_name << "'";
+      << "hetkern." << op << ": '" << b_name << "' has dtype " << DLTypeString(b.dtype())
+      << "; expected " << DLTypeString(a.dtype()) << " like '" << a_name << "'";
   HETKERN_CHECK(a.device().device_type == b.device().device_type &&
                     a.device().device_id == b.device().device_id,
                 ValueError)

@@ -2,8 +2,9 @@
 // round-to-nearest-even, on every Highway target.
 //
 // float16/bfloat16 are computed in float32 (as torch does); float32 and
-// float64 in themselves. Highway 1.0.3's DemoteTo truncates bf16 on every
-// target and f16 on targets without F16C, so the narrowing here is our own.
+// float64 in themselves. On targets without F16C, Highway 1.0.3 truncates in
+// DemoteTo(f16) and turns inf/NaN into finite numbers in PromoteTo(f16); its
+// DemoteTo(bf16) truncates everywhere. Those conversions are our own here.
 
 // Per-target include guard (see hwy/highway.h): toggles with HWY_TARGET_TOGGLE.
 #if defined(HETKERN_CPU_CONVERT_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -14,6 +15,14 @@
 #endif
 
 #include <hwy/highway.h>
+
+// Whether the current target converts f16 in hardware (F16C), correctly.
+#undef HETKERN_HWY_F16C
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#define HETKERN_HWY_F16C 1
+#else
+#define HETKERN_HWY_F16C 0
+#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace hetkern {
@@ -32,6 +41,28 @@ struct ComputeTypeOf<double> {
 };
 template <class T>
 using ComputeType = typename ComputeTypeOf<T>::type;
+
+// float16 bits -> float32, exact for every input (subnormals, inf, NaN).
+template <class DF>
+HWY_INLINE hn::Vec<DF> F16BitsToF32(DF df, hn::Vec<hn::Rebind<uint16_t, DF>> h16) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  const auto h = hn::PromoteTo(du, h16);
+  const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(du, 0x8000u)));
+  const auto magnitude_bits = hn::And(h, hn::Set(du, 0x7FFFu));
+  // Exponent field moved to the float's and biased by 224; scaling by 2^-112
+  // brings normals to their value and keeps inf and NaN (exponent all ones).
+  const auto normal = hn::Mul(
+      hn::BitCast(df, hn::Add(hn::ShiftLeft<13>(magnitude_bits), hn::Set(du, 0x70000000u))),
+      hn::Set(df, 0x1.0p-112f));
+  // Subnormals and zero: mantissa * 2^-24, exactly.
+  const auto subnormal =
+      hn::Mul(hn::ConvertTo(df, hn::BitCast(di, magnitude_bits)), hn::Set(df, 0x1.0p-24f));
+  const auto is_subnormal = hn::RebindMask(
+      df, hn::Lt(hn::BitCast(di, magnitude_bits), hn::Set(di, 0x0400)));
+  const auto magnitude = hn::IfThenElse(is_subnormal, subnormal, normal);
+  return hn::BitCast(df, hn::Or(hn::BitCast(du, magnitude), sign));
+}
 
 // float32 -> float16 bits, round to nearest even, overflow to inf, NaN stays
 // NaN (quietened, payload truncated, as F16C does). Branch-free: the rounding
@@ -83,10 +114,14 @@ template <class D, class T>
 HWY_INLINE hn::Vec<D> LoadAs(D d, const T* HWY_RESTRICT p) {
   if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
     return hn::LoadU(d, p);
-  } else {
+  } else if constexpr (hwy::IsSame<T, hwy::bfloat16_t>() || HETKERN_HWY_F16C) {
     static_assert(hwy::IsSame<T, hwy::float16_t>() || hwy::IsSame<T, hwy::bfloat16_t>(),
                   "storage type must be the compute type or a 16-bit float");
-    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<T, D>(), p));
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<T, D>(), p));  // exact
+  } else {
+    static_assert(hwy::IsSame<T, hwy::float16_t>(), "unsupported storage type");
+    const hn::Rebind<uint16_t, D> du16;
+    return F16BitsToF32(d, hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p)));
   }
 }
 
@@ -99,12 +134,12 @@ HWY_INLINE void StoreAs(hn::Vec<D> v, D d, T* HWY_RESTRICT p) {
     hn::StoreU(F32ToBF16Bits(d, v), hn::Rebind<uint16_t, D>(), reinterpret_cast<uint16_t*>(p));
   } else {
     static_assert(hwy::IsSame<T, hwy::float16_t>(), "unsupported storage type");
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-    // F16C's vcvtps2ph already rounds to nearest even.
-    hn::StoreU(hn::DemoteTo(hn::Rebind<T, D>(), v), hn::Rebind<T, D>(), p);
-#else
-    hn::StoreU(F32ToF16Bits(d, v), hn::Rebind<uint16_t, D>(), reinterpret_cast<uint16_t*>(p));
-#endif
+    if constexpr (HETKERN_HWY_F16C) {
+      // vcvtps2ph already rounds to nearest even.
+      hn::StoreU(hn::DemoteTo(hn::Rebind<T, D>(), v), hn::Rebind<T, D>(), p);
+    } else {
+      hn::StoreU(F32ToF16Bits(d, v), hn::Rebind<uint16_t, D>(), reinterpret_cast<uint16_t*>(p));
+    }
   }
 }
 

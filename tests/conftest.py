@@ -1,0 +1,60 @@
+"""Shared fixtures: every CPU test runs once per Highway target this CPU
+supports, and CUDA tests skip cleanly where no GPU is present."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import hetkern
+
+CPU_TARGETS = hetkern.available_cpu_targets()
+HAVE_CUDA = hetkern.built_with_cuda() and torch.cuda.is_available()
+
+requires_cuda = pytest.mark.skipif(
+    not HAVE_CUDA, reason="needs a CUDA GPU and a CUDA build of hetkern"
+)
+
+DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
+_INT_VIEW = {2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+@pytest.fixture(params=CPU_TARGETS)
+def cpu_target(request):
+    """Forces the CPU kernels onto one Highway target for the test."""
+    hetkern.set_cpu_target(request.param)
+    assert hetkern.cpu_target() == request.param
+    yield request.param
+    hetkern.set_cpu_target(None)
+
+
+def assert_bitwise_equal(actual, expected):
+    """Same dtype, shape and bits; NaNs match any NaN (payloads differ between
+    torch's own CPU paths, so they are not part of the contract)."""
+    actual = torch.as_tensor(actual).cpu()
+    expected = torch.as_tensor(expected).cpu()
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    both_nan = actual.isnan() & expected.isnan()
+    int_t = _INT_VIEW[actual.element_size()]
+    same = (actual.view(int_t) == expected.view(int_t)) | both_nan
+    if not bool(same.all()):
+        bad = (~same).nonzero()[:5].tolist()
+        raise AssertionError(
+            f"{int((~same).sum())} of {same.numel()} elements differ; first at {bad}: "
+            f"got {actual[~same][:5].tolist()}, expected {expected[~same][:5].tolist()}"
+        )
+
+
+def random_tensor(n: int, dtype, device="cpu", seed: int = 0, offset: int = 0):
+    """n random values (with a spread of magnitudes) starting `offset`
+    elements into a fresh buffer, so the start is misaligned for offset != 0."""
+    g = torch.Generator().manual_seed(seed)
+    base = torch.randn(n + offset, generator=g, dtype=torch.float64)
+    base *= torch.exp2(torch.randint(-20, 20, (n + offset,), generator=g).double())
+    return base.to(dtype).to(device)[offset:]
+
+
+def bytes_of(a) -> bytes:
+    a = torch.as_tensor(a) if not isinstance(a, np.ndarray) else torch.from_numpy(a)
+    return a.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes()
