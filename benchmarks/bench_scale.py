@@ -1,0 +1,107 @@
+"""hetkern.scale against NumPy and torch (CPU) and torch (GPU), float32.
+
+    python benchmarks/bench_scale.py [--cpu-max 64M] [--gpu-max 256M] [--csv out.csv]
+
+For each size: median time per call, GB/s (bytes read + written), and ratios
+(peer time / hetkern time, so > 1 means hetkern is faster), plus the fraction
+of the copy bandwidth measured in the same run (np.copyto on CPU, copy_ on
+GPU). CPU contenders run on ONE thread each (torch.set_num_threads(1)):
+hetkern's CPU kernels are single-threaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import size_label, time_cpu, time_cuda  # noqa: E402
+
+import hetkern  # noqa: E402
+
+
+def parse_size(text: str) -> int:
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
+
+
+def sizes_up_to(limit: int) -> list[int]:
+    return [1 << p for p in range(10, 40, 2) if (1 << p) <= limit]
+
+
+def bench_cpu(limit: int, rows: list[dict]) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    print(f"\nCPU float32 (1 thread each; hetkern target {hetkern.cpu_target()})")
+    print(f"{'n':>6} {'hetkern':>10} {'GB/s':>7} {'numpy':>10} {'torch':>10} {'copy GB/s':>9} "
+          f"{'x numpy':>8} {'x torch':>8} {'of copy':>8}")
+    for n in sizes_up_to(limit):
+        x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+        o = np.empty_like(x)
+        xt, ot = torch.from_numpy(x), torch.from_numpy(o)
+        nbytes = 2 * x.nbytes
+        t_h = time_cpu(lambda: hetkern.scale(x, 2.0, out=o))
+        t_np = time_cpu(lambda: np.multiply(x, 2.0, out=o))
+        t_t = time_cpu(lambda: torch.mul(xt, 2.0, out=ot))
+        t_c = time_cpu(lambda: np.copyto(o, x))
+        row = dict(device="cpu", n=n, hetkern_s=t_h.median_s, numpy_s=t_np.median_s,
+                   torch_s=t_t.median_s, copy_s=t_c.median_s, hetkern_gbps=t_h.gbps(nbytes),
+                   copy_gbps=t_c.gbps(nbytes))
+        rows.append(row)
+        print(f"{size_label(n):>6} {t_h.median_s * 1e6:>8.2f}us {t_h.gbps(nbytes):>7.1f} "
+              f"{t_np.median_s * 1e6:>8.2f}us {t_t.median_s * 1e6:>8.2f}us {t_c.gbps(nbytes):>9.1f} "
+              f"{t_np.median_s / t_h.median_s:>8.2f} {t_t.median_s / t_h.median_s:>8.2f} "
+              f"{t_c.median_s / t_h.median_s:>8.2f}")
+
+
+def bench_gpu(limit: int, rows: list[dict]) -> None:
+    import torch
+
+    print(f"\nGPU float32 ({torch.cuda.get_device_name()}); device times from CUDA events")
+    print(f"{'n':>6} {'hetkern':>10} {'GB/s':>7} {'torch':>10} {'copy GB/s':>9} {'x torch':>8} {'of copy':>8}")
+    for n in sizes_up_to(limit):
+        x = torch.randn(n, device="cuda")
+        o = torch.empty_like(x)
+        nbytes = 2 * x.numel() * 4
+        t_h = time_cuda(lambda: hetkern.scale(x, 2.0, out=o))
+        t_t = time_cuda(lambda: torch.mul(x, 2.0, out=o))
+        t_c = time_cuda(lambda: o.copy_(x))
+        rows.append(dict(device="cuda", n=n, hetkern_s=t_h.median_s, torch_s=t_t.median_s,
+                         copy_s=t_c.median_s, hetkern_gbps=t_h.gbps(nbytes), copy_gbps=t_c.gbps(nbytes)))
+        print(f"{size_label(n):>6} {t_h.median_s * 1e6:>8.2f}us {t_h.gbps(nbytes):>7.0f} "
+              f"{t_t.median_s * 1e6:>8.2f}us {t_c.gbps(nbytes):>9.0f} "
+              f"{t_t.median_s / t_h.median_s:>8.2f} {t_c.median_s / t_h.median_s:>8.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cpu-max", default="64M", type=parse_size)
+    parser.add_argument("--gpu-max", default="256M", type=parse_size)
+    parser.add_argument("--csv", help="also write the rows to this CSV file")
+    args = parser.parse_args()
+    rows: list[dict] = []
+    if args.cpu_max:
+        bench_cpu(args.cpu_max, rows)
+    try:
+        import torch
+
+        gpu = torch.cuda.is_available() and hetkern.built_with_cuda()
+    except ImportError:
+        gpu = False
+    if gpu and args.gpu_max:
+        bench_gpu(args.gpu_max, rows)
+    if args.csv:
+        keys = sorted({k for r in rows for k in r})
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=keys)
+            w.writeheader()
+            w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()

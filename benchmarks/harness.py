@@ -1,0 +1,81 @@
+"""Timing helpers shared by the benchmarks.
+
+CPU: each sample times a batch of calls with perf_counter (batch sized so a
+sample lasts >= ~2 ms), after warm-up; the median over samples is reported
+with the spread (min..max). GPU: CUDA events around a batch on the current
+stream, after warm-up; median over samples. GB/s counts bytes read + written.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass
+class Timing:
+    median_s: float
+    min_s: float
+    max_s: float
+
+    def gbps(self, nbytes: int) -> float:
+        return nbytes / self.median_s / 1e9
+
+
+def time_cpu(fn: Callable[[], object], samples: int = 15, min_sample_s: float = 2e-3) -> Timing:
+    fn()  # warm-up (page faults, caches, lazy init)
+    batch, elapsed = 1, 0.0
+    while True:
+        start = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_sample_s or batch >= 1 << 20:
+            break
+        batch *= 2
+    times = []
+    for _ in range(samples):
+        start = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        times.append((time.perf_counter() - start) / batch)
+    return Timing(statistics.median(times), min(times), max(times))
+
+
+def time_cuda(fn: Callable[[], object], samples: int = 15, min_sample_s: float = 2e-3) -> Timing:
+    import torch
+
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    batch = 1
+    while True:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(batch):
+            fn()
+        end.record()
+        end.synchronize()
+        elapsed = start.elapsed_time(end) / 1e3
+        if elapsed >= min_sample_s or batch >= 1 << 16:
+            break
+        batch *= 2
+    times = []
+    for _ in range(samples):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(batch):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / 1e3 / batch)
+    return Timing(statistics.median(times), min(times), max(times))
+
+
+def size_label(n: int) -> str:
+    for unit, scale in (("M", 1 << 20), ("K", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(n)
