@@ -97,3 +97,10 @@ def test_two_gpus():
     with pytest.raises(ValueError, match="'out' is on cuda:1; expected cuda:0"):
         hetkern.scale(x, 2.0, out=out)
     assert (out == 7.0).all()
+
+
+def test_set_num_threads_rejects_bad_values():
+    with pytest.raises(ValueError, match="'n' is -1; expected >= 1"):
+        hetkern.set_num_threads(-1)
+    with pytest.raises(TypeError, match="'n' must be an int"):
+        hetkern.set_num_threads(2.5)

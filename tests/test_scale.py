@@ -181,3 +181,16 @@ def test_cuda_second_device():
     assert y.device == torch.device("cuda:1")
     assert torch.cuda.current_device() == 0
     assert_bitwise_equal(y, x * 2.0)
+
+
+@pytest.mark.parametrize("threads", [2, 3, 7])
+def test_threaded_results_equal_single_threaded(threads):
+    x = random_tensor(3 * 2**20 + 5, torch.bfloat16, offset=1)
+    try:
+        hetkern.set_num_threads(threads)
+        assert hetkern.num_threads() == threads
+        assert_bitwise_equal(hetkern.scale(x, 0.3), x * 0.3)
+        xs = random_tensor(2**21 + 1, torch.float32)
+        assert_bitwise_equal(hetkern.scale(xs, -1.5), xs * -1.5)
+    finally:
+        hetkern.set_num_threads(0)

@@ -30,12 +30,32 @@ using tvm::ffi::TensorView;
 // device; out may be x (in place).
 HETKERN_API void scale(TensorView out, TensorView x, double factor);
 
+// ---- Ops: [elementwise] binary ops, axpby, cast
+
+// ---- Ops: [activation] activations and gated activations
+
+// ---- Ops: [reduce] row and whole-array reductions
+
+// ---- Ops: [norm] rmsnorm, fused_add_rmsnorm, layernorm
+
+// ---- Ops: [softmax] softmax, log_softmax
+
+// ---- Ops: [rope] rotary embedding
+
 // ---- Build and runtime information -------------------------------------
 
 HETKERN_API std::string version();
 HETKERN_API bool built_with_cuda();
 // SM versions the CUDA kernels were compiled for, e.g. {"80", "90"}.
 HETKERN_API std::vector<std::string> cuda_archs();
+
+// ---- CPU threads ---------------------------------------------------------
+
+// Threads the CPU kernels use for large arrays (small ones stay on the calling
+// thread): set_num_threads(n), else HETKERN_NUM_THREADS, else OpenMP's default.
+HETKERN_API int num_threads();
+// n >= 1 sets the count; 0 returns to the default. Throws ValueError for n < 0.
+HETKERN_API void set_num_threads(int n);
 
 // ---- CPU SIMD target selection ----------------------------------------
 

@@ -16,6 +16,13 @@ from . import _lib
 from ._lib import include_dir, library_path, pkgconfig_dir
 from ._ops import scale
 
+# [elementwise]
+# [activation]
+# [reduce]
+# [norm]
+# [softmax]
+# [rope]
+
 __version__: str = _lib.module.version()
 
 
@@ -54,6 +61,19 @@ def set_cpu_target(name: str | None) -> None:
     _lib.module.set_cpu_target("" if name is None else name)
 
 
+def num_threads() -> int:
+    """Threads the CPU kernels use for large arrays (small ones stay on the calling thread)."""
+    return int(_lib.module.num_threads())
+
+
+def set_num_threads(n: int) -> None:
+    """Set the CPU kernels' thread count; 0 returns to the default
+    (``HETKERN_NUM_THREADS``, else OpenMP's default: ``OMP_NUM_THREADS`` or all cores)."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"hetkern.set_num_threads: 'n' must be an int; got {type(n).__name__}")
+    _lib.module.set_num_threads(n)
+
+
 def info() -> dict:
     """What `python -m hetkern` prints, as a dict."""
     import tvm_ffi
@@ -64,6 +84,7 @@ def info() -> dict:
         "cpu_targets_compiled": compiled_cpu_targets(),
         "cpu_targets_available": available_cpu_targets(),
         "cpu_target": cpu_target(),
+        "cpu_threads": num_threads(),
         "cuda": built_with_cuda(),
         "cuda_archs": cuda_archs(),
         "tvm_ffi": tvm_ffi.__version__,
@@ -83,7 +104,15 @@ __all__ = [
     "include_dir",
     "info",
     "library_path",
+    "num_threads",
     "pkgconfig_dir",
     "scale",
     "set_cpu_target",
+    "set_num_threads",
+    # [elementwise]
+    # [activation]
+    # [reduce]
+    # [norm]
+    # [softmax]
+    # [rope]
 ]

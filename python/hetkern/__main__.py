@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  CPU targets compiled: {', '.join(info['cpu_targets_compiled'])}")
     print(f"  CPU targets this CPU: {', '.join(info['cpu_targets_available'])}")
     print(f"  CPU target in use:    {info['cpu_target']}")
+    print(f"  CPU threads:          {info['cpu_threads']}")
     if info["cuda"]:
         print(f"  CUDA:                 built for sm_{', sm_'.join(info['cuda_archs'])} (+PTX)")
     else:

@@ -35,16 +35,26 @@ def _check_array(op: str, name: str, a):
     )
 
 
-def _output(op: str, x, out):
-    """The array to write into: `out` after checking it, or a new one like `x`."""
+def _new_array(op: str, like, shape=None, dtype=None):
+    """A new contiguous array of `like`'s library and device; `shape` and
+    `dtype` (in that library's own dtype type) default to `like`'s."""
+    shape = like.shape if shape is None else tuple(shape)
+    if type(like) is _ndarray:
+        return np.empty(shape, like.dtype if dtype is None else dtype)
+    if _is_torch_tensor(like):
+        return like.new_empty(shape, dtype=dtype)
+    if hasattr(like, "__array_namespace__"):
+        xp = like.__array_namespace__()
+        return xp.empty(shape, dtype=like.dtype if dtype is None else dtype, device=like.device)
+    raise TypeError(f"hetkern.{op}: pass out= for arrays of type {type(like).__name__}")
+
+
+def _output(op: str, x, out, shape=None, dtype=None):
+    """The array to write into: `out` after checking it, or a new one like `x`
+    (with `shape`/`dtype` where given). Shape and dtype of a given `out` are
+    checked by the library."""
     if out is None:
-        if type(x) is _ndarray:
-            return np.empty(x.shape, x.dtype)
-        if _is_torch_tensor(x):
-            return x.new_empty(x.shape)
-        if hasattr(x, "__array_namespace__"):
-            return x.__array_namespace__().empty_like(x)
-        raise TypeError(f"hetkern.{op}: pass out= for arrays of type {type(x).__name__}")
+        return _new_array(op, x, shape, dtype)
     if type(out) is _ndarray and not out.flags.writeable:
         raise ValueError(f"hetkern.{op}: 'out' is read-only; expected a writable array")
     _check_array(op, "out", out)

@@ -4,6 +4,7 @@
 
 #include <dlpack/dlpack.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "hetkern/config.h"  // HETKERN_WITH_CUDA
@@ -12,6 +13,11 @@ namespace hetkern {
 
 // The floating-point storage types every op supports.
 enum class DType : uint8_t { kFloat32, kFloat64, kFloat16, kBFloat16 };
+
+// Bytes per element.
+constexpr size_t DTypeSizeOf(DType dtype) {
+  return dtype == DType::kFloat64 ? 8 : dtype == DType::kFloat32 ? 4 : 2;
+}
 
 template <class T>
 struct TypeTag {
@@ -42,5 +48,19 @@ struct UnaryArgs {
   const void* x;
   void* out;
 };
+
+// ---- Arguments of each op family (each family adds below its marker) ----
+
+// [elementwise] binary ops, axpby, cast
+
+// [activation] activations and gated activations
+
+// [reduce] row and whole-array reductions
+
+// [norm] rmsnorm, fused_add_rmsnorm, layernorm
+
+// [softmax] softmax, log_softmax
+
+// [rope] rotary embedding
 
 }  // namespace hetkern

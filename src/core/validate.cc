@@ -71,10 +71,6 @@ const char* DTypeName(DType dtype) {
   return "?";
 }
 
-size_t DTypeSize(DType dtype) {
-  return dtype == DType::kFloat64 ? 8 : dtype == DType::kFloat32 ? 4 : 2;
-}
-
 ArrayArg CheckArray(const char* op, const char* name, const TensorView& t) {
   ArrayArg a;
   HETKERN_CHECK(ToDType(t.dtype(), &a.dtype), ValueError)
@@ -122,8 +118,8 @@ void CheckNoPartialOverlap(const char* op, const char* out_name, const ArrayArg&
   if (out.data == in.data || out.numel == 0 || in.numel == 0) return;
   const auto out_begin = reinterpret_cast<uintptr_t>(out.data);
   const auto in_begin = reinterpret_cast<uintptr_t>(in.data);
-  const uintptr_t out_end = out_begin + out.numel * DTypeSize(out.dtype);
-  const uintptr_t in_end = in_begin + in.numel * DTypeSize(in.dtype);
+  const uintptr_t out_end = out_begin + out.numel * DTypeSizeOf(out.dtype);
+  const uintptr_t in_end = in_begin + in.numel * DTypeSizeOf(in.dtype);
   HETKERN_CHECK(out_end <= in_begin || in_end <= out_begin, ValueError)
       << "hetkern." << op << ": '" << out_name << "' partially overlaps '" << in_name
       << "'; pass the same array for in-place use or a non-overlapping one";

@@ -29,7 +29,6 @@ struct ArrayArg {
 };
 
 const char* DTypeName(DType dtype);
-size_t DTypeSize(DType dtype);
 
 // `t` has a supported float dtype, lives on the CPU or (in a CUDA build) a
 // CUDA device, and is contiguous.

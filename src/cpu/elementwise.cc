@@ -46,14 +46,24 @@ void ScaleKernel(DType dtype, const void* x, void* out, size_t n, double factor)
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "src/cpu/parallel.h"
+
 namespace hetkern {
 namespace cpu {
+
+// Below this many elements per thread, waking threads costs more than it saves.
+constexpr int64_t kElementwiseMinChunk = 1 << 15;
+constexpr int64_t kElementwiseAlign = 64;
 
 HWY_EXPORT(ScaleKernel);
 
 void Scale(const UnaryArgs& args, double factor) {
-  HWY_DYNAMIC_DISPATCH(ScaleKernel)(args.dtype, args.x, args.out, static_cast<size_t>(args.n),
-                                    factor);
+  const size_t elem = DTypeSizeOf(args.dtype);
+  ParallelFor(args.n, kElementwiseMinChunk, kElementwiseAlign, [&](int64_t begin, int64_t end) {
+    HWY_DYNAMIC_DISPATCH(ScaleKernel)(args.dtype, static_cast<const char*>(args.x) + begin * elem,
+                                      static_cast<char*>(args.out) + begin * elem,
+                                      static_cast<size_t>(end - begin), factor);
+  });
 }
 
 }  // namespace cpu

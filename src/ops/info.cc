@@ -31,3 +31,5 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(compiled_cpu_targets, hetkern::compiled_cpu_target
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(available_cpu_targets, hetkern::available_cpu_targets);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(cpu_target, hetkern::cpu_target);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(set_cpu_target, hetkern::set_cpu_target);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(num_threads, hetkern::num_threads);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(set_num_threads, hetkern::set_num_threads);
