@@ -1,0 +1,78 @@
+"""The op table that drives test_opinfo.py (in the spirit of PyTorch's OpInfo).
+
+Each OpInfo says how to build inputs of a given shape, how to call hetkern and
+the reference, which dtypes it supports and how exact it is. test_opinfo.py
+generates every op x dtype x device x CPU target x sample from it; adding an
+op means adding one entry here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+
+import hetkern
+
+F32, F64, F16, BF16 = torch.float32, torch.float64, torch.float16, torch.bfloat16
+ALL_FLOATS = (F32, F64, F16, BF16)
+
+# Shapes around SIMD widths (4..16 lanes) and CUDA block sizes, 0-d and empty.
+ELEMENTWISE_SHAPES = [(), (0,), (1,), (3,), (7,), (16,), (17,), (33,), (63,), (65,), (255,),
+                      (257,), (1023,), (1025,), (4097,), (3, 0, 2), (5, 7), (2, 3, 5), (65536 + 3,)]
+# Row ops reduce or normalise over the last dimension.
+ROW_SHAPES = [(0, 8), (1, 1), (3, 1), (5, 7), (4, 33), (2, 64), (3, 127), (2, 1025), (2, 3, 17),
+              (1, 65536 + 7), (7, 4097)]
+
+
+@dataclass
+class Tolerance:
+    """|actual - expected| <= atol + rtol * |expected|, per dtype; None: bit-exact."""
+
+    atol: float = 0.0
+    rtol: float = 0.0
+
+
+@dataclass
+class OpInfo:
+    name: str
+    # (shape, dtype, device, generator) -> list of input tensors
+    make_inputs: Callable
+    # (inputs, out) -> result; `out` is None or a preallocated tensor
+    call: Callable
+    # inputs -> expected result (tensor in the output dtype)
+    reference: Callable
+    shapes: list = field(default_factory=lambda: ELEMENTWISE_SHAPES)
+    dtypes: tuple = ALL_FLOATS
+    # dtype -> Tolerance, or None for bit-exact (NaN-aware) comparison
+    tolerance: Callable = lambda dtype: None
+    # out shape/dtype for a given input list (None: like inputs[0])
+    out_like: Callable | None = None
+    # Whether out=inputs[0] (in place) is supported.
+    inplace: bool = True
+    # Extra positional/keyword variants to test, e.g. approximate="tanh".
+    variants: tuple = ({},)
+
+    def expected_out(self, inputs):
+        if self.out_like:
+            return self.out_like(inputs)
+        return torch.empty_like(inputs[0], memory_format=torch.contiguous_format)
+
+
+def randn(shape, dtype, device, gen, scale_exp=8):
+    """Values spread over several binades, in float64 first so that every
+    dtype sees the same numbers (rounded once)."""
+    base = torch.randn(shape, generator=gen, dtype=torch.float64)
+    base *= torch.exp2(torch.randint(-scale_exp, scale_exp, shape, generator=gen).double())
+    return base.to(dtype).to(device)
+
+
+OPS: list[OpInfo] = [
+    OpInfo(
+        name="scale",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen)],
+        call=lambda inputs, out, **kw: hetkern.scale(inputs[0], -0.37, out=out),
+        reference=lambda inputs, **kw: inputs[0] * -0.37,
+    ),
+]
