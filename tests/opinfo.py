@@ -53,6 +53,9 @@ class OpInfo:
     inplace: bool = True
     # Extra positional/keyword variants to test, e.g. approximate="tanh".
     variants: tuple = ({},)
+    # Whether test_properties may feed arbitrary floats (NaN, inf, ...) and
+    # expect the reference's answer (False where inputs must be well-formed).
+    property_values: bool = True
 
     def expected_out(self, inputs):
         if self.out_like:
