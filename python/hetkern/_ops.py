@@ -1,6 +1,13 @@
-"""The Python face of every op: argument checks that only Python can do
-(array type, writability, allocating `out` with the caller's own library),
-then one call into libhetkern, which validates the rest and picks the device.
+"""The Python face of every op: allocate `out` with the caller's own library
+when it is not given, then one call into libhetkern, which validates the
+arguments and picks the device.
+
+Per-call Python work is kept to that (issue: small-array calls must cost no
+more than NumPy's): the caller's objects go straight to TVM-FFI. Only when
+TVM-FFI cannot convert an argument (not an array, not a number, a read-only
+NumPy array, which NumPy exports only through versioned DLPack) does `_run`
+check the arguments one by one, raising a precise error or converting what
+needs converting, and repeat the call.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ def _new_array(op: str, like, shape=None, dtype=None):
     if hasattr(like, "__array_namespace__"):
         xp = like.__array_namespace__()
         return xp.empty(shape, dtype=like.dtype if dtype is None else dtype, device=like.device)
+    _check_array(op, "x", like)  # TypeError for non-arrays
     raise TypeError(f"hetkern.{op}: pass out= for arrays of type {type(like).__name__}")
 
 
@@ -74,16 +82,39 @@ def _scalar(op: str, name: str, value) -> float:
     raise TypeError(f"hetkern.{op}: '{name}' must be a real number; got {type(value).__name__}")
 
 
+def _prepare(op: str, name: str, value):
+    """One argument of `_run`'s slow path. Names: "x" an array, "?x" an array
+    or None, "!x" an array the op writes (must be writable), "#x" a number."""
+    kind = name[0] if name[0] in "?!#" else ""
+    name = name.lstrip("?!#")
+    if kind == "#":
+        return _scalar(op, name, value)
+    if kind == "?" and value is None:
+        return None
+    if kind == "!" and type(value) is _ndarray and not value.flags.writeable:
+        raise ValueError(f"hetkern.{op}: '{name}' is read-only; expected a writable array")
+    return _check_array(op, name, value)
+
+
+def _run(op: str, fn, args: tuple, names: tuple):
+    """fn(*args), with the arguments checked (see `_prepare`) only if TVM-FFI
+    refuses one of them as given."""
+    try:
+        return fn(*args)
+    except (TypeError, BufferError):
+        pass
+    return fn(*(_prepare(op, n, a) for n, a in zip(names, args)))
+
+
 def scale(x, factor, out=None):
     """Return ``x * factor``, computed on the device ``x`` lives on.
 
     float16/bfloat16 are computed in float32 and rounded to nearest even, so
     results equal torch's ``x * factor`` bit for bit. ``out`` may be ``x``.
     """
-    xa = _check_array("scale", "x", x)
-    f = _scalar("scale", "factor", factor)
-    out = _output("scale", x, out)
-    _scale(out, xa, f)
+    if out is None:
+        out = _new_array("scale", x)
+    _run("scale", _scale, (out, x, factor), ("!out", "x", "#factor"))
     return out
 
 
