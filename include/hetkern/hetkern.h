@@ -38,6 +38,24 @@ HETKERN_API void scale(TensorView out, TensorView x, double factor);
 
 // ---- Ops: [norm] rmsnorm, fused_add_rmsnorm, layernorm
 
+// All three normalise over the last dimension H of x, shaped (..., H), H >= 1;
+// weight and bias have shape (H,) and x's dtype and device; eps is finite and
+// > 0. float16/bfloat16 are computed in float32, float64 in float64.
+
+// out = x / sqrt(mean(x^2) + eps) * weight, rounded like vLLM's rms_norm: the
+// normalised value is rounded to x's dtype before the weight multiply. out
+// has x's shape, dtype and device; it may be x (in place).
+HETKERN_API void rmsnorm(TensorView out, TensorView x, TensorView weight, double eps);
+// In place, as vLLM's fused_add_rms_norm: residual = x + residual (rounded to
+// the dtype), then x = rmsnorm(residual) * weight. x and residual have the
+// same shape, dtype and device and must not overlap.
+HETKERN_API void fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight,
+                                   double eps);
+// out = (x - mean) / sqrt(var + eps) * weight + bias (biased variance, as
+// torch.nn.functional.layer_norm); no bias when `bias` is empty. out may be x.
+HETKERN_API void layernorm(TensorView out, TensorView x, TensorView weight,
+                           tvm::ffi::Optional<TensorView> bias, double eps);
+
 // ---- Ops: [softmax] softmax, log_softmax
 
 // ---- Ops: [rope] rotary embedding

@@ -20,6 +20,7 @@ from ._ops import scale
 # [activation]
 # [reduce]
 # [norm]
+from ._norm import fused_add_rmsnorm, layernorm, rmsnorm
 # [softmax]
 # [rope]
 
@@ -113,6 +114,9 @@ __all__ = [
     # [activation]
     # [reduce]
     # [norm]
+    "fused_add_rmsnorm",
+    "layernorm",
+    "rmsnorm",
     # [softmax]
     # [rope]
 ]

@@ -58,6 +58,24 @@ struct UnaryArgs {
 // [reduce] row and whole-array reductions
 
 // [norm] rmsnorm, fused_add_rmsnorm, layernorm
+// Normalisation of `rows` contiguous rows of `hidden` elements each (the last
+// dimension of x). Which pointers an op uses:
+//   rmsnorm            out = rmsnorm(x) * weight          (out may be x)
+//   fused_add_rmsnorm  residual = x + residual; x = rmsnorm(residual) * weight
+//                      (in place: out is x; residual is read and written)
+//   layernorm          out = (x - mean) * rstd * weight + bias (bias may be null)
+struct NormArgs {
+  DType dtype;
+  DLDevice device;
+  int64_t rows;
+  int64_t hidden;
+  double eps;
+  const void* x;
+  void* residual;      // fused_add_rmsnorm only
+  const void* weight;  // (hidden,)
+  const void* bias;    // layernorm only; nullptr: no bias
+  void* out;
+};
 
 // [softmax] softmax, log_softmax
 

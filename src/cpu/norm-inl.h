@@ -1,0 +1,85 @@
+// Row loops of the normalisation kernels: a reduction over a row with a fixed
+// summation order, a map over a row, and rounding a compute vector through
+// the storage type (vLLM rounds its intermediate x * rstd to the storage type).
+
+#if defined(HETKERN_CPU_NORM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef HETKERN_CPU_NORM_INL_H_
+#undef HETKERN_CPU_NORM_INL_H_
+#else
+#define HETKERN_CPU_NORM_INL_H_
+#endif
+
+#include <stddef.h>
+
+#include <hwy/highway.h>
+
+#include "src/cpu/convert-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace hetkern {
+namespace cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// v rounded to storage type T (nearest even) and widened back, without a
+// trip through memory; the identity when T is the compute type.
+template <class T, class D>
+HWY_INLINE hn::Vec<D> RoundThrough(D d, hn::Vec<D> v) {
+  if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
+    return v;
+  } else if constexpr (hwy::IsSame<T, hwy::bfloat16_t>()) {
+    const hn::RebindToUnsigned<D> du;
+    return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du, F32ToBF16Bits(d, v))));
+  } else if constexpr (HETKERN_HWY_F16C) {
+    static_assert(hwy::IsSame<T, hwy::float16_t>(), "unsupported storage type");
+    return hn::PromoteTo(d, hn::DemoteTo(hn::Rebind<T, D>(), v));
+  } else {
+    static_assert(hwy::IsSame<T, hwy::float16_t>(), "unsupported storage type");
+    return F16BitsToF32(d, F32ToF16Bits(d, v));
+  }
+}
+
+// Folds acc = step(d, i, acc) over [0, n) and returns the sum of the lanes.
+// `step` handles elements [i, i + Lanes(d)); it is called with a full-width
+// tag and, for the tail, with a 1-lane tag. Summation order (fixed for a
+// given n and SIMD target): four vector accumulators over blocks of 4
+// vectors, leftover full vectors into the first, the four added pairwise and
+// reduced across lanes, then the tail's own 1-lane sum added last.
+template <class C, class Step>
+HWY_INLINE C ReduceRow(size_t n, const Step& step) {
+  const hn::ScalableTag<C> d;
+  const size_t lanes = hn::Lanes(d);
+  auto acc0 = hn::Zero(d), acc1 = hn::Zero(d), acc2 = hn::Zero(d), acc3 = hn::Zero(d);
+  size_t i = 0;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    acc0 = step(d, i, acc0);
+    acc1 = step(d, i + lanes, acc1);
+    acc2 = step(d, i + 2 * lanes, acc2);
+    acc3 = step(d, i + 3 * lanes, acc3);
+  }
+  for (; i + lanes <= n; i += lanes) acc0 = step(d, i, acc0);
+  const hn::CappedTag<C, 1> d1;
+  auto tail = hn::Zero(d1);
+  for (; i < n; ++i) tail = step(d1, i, tail);
+  const auto sum = hn::Add(hn::Add(acc0, acc1), hn::Add(acc2, acc3));
+  return hn::GetLane(hn::SumOfLanes(d, sum)) + hn::GetLane(tail);
+}
+
+// Calls fn(d, i) for elements [i, i + Lanes(d)) covering [0, n): full
+// vectors, then the tail with a 1-lane tag, so one body serves both.
+template <class C, class Fn>
+HWY_INLINE void MapRow(size_t n, const Fn& fn) {
+  const hn::ScalableTag<C> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) fn(d, i);
+  const hn::CappedTag<C, 1> d1;
+  for (; i < n; ++i) fn(d1, i);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace hetkern
+HWY_AFTER_NAMESPACE();
+
+#endif  // HETKERN_CPU_NORM_INL_H_

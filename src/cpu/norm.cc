@@ -1,0 +1,167 @@
+// Highway kernels of rmsnorm, fused_add_rmsnorm and layernorm: one row per
+// call of the row functions, rows spread over threads by ParallelFor. A row is
+// always reduced by one thread in the order ReduceRow documents, so results
+// do not depend on the thread count.
+#include <stddef.h>
+
+#include <cmath>
+
+#include "src/core/kernels.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "src/cpu/norm.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include "src/cpu/norm-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace hetkern {
+namespace cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// 1 / sqrt(sum_sq / n + eps) in the compute type, correctly rounded steps.
+template <class C>
+HWY_INLINE C InverseRms(C sum_sq, size_t n, double eps) {
+  return C(1) / std::sqrt(sum_sq / static_cast<C>(n) + static_cast<C>(eps));
+}
+
+// out[i] = T(T(v[i] * inv_rms) * w[i]): vLLM's rms_norm rounds the
+// normalised value to the storage type before the weight multiply.
+template <class T, class C>
+HWY_INLINE void StoreRmsNormed(const T* v, const T* w, T* out, size_t n, C inv_rms) {
+  MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
+    const auto normed = RoundThrough<T>(d, hn::Mul(LoadAs(d, v + i), hn::Set(d, inv_rms)));
+    StoreAs(hn::Mul(normed, LoadAs(d, w + i)), d, out + i);
+  });
+}
+
+template <class T>
+HWY_INLINE void RMSNormRow(const T* x, const T* w, T* out, size_t n, double eps) {
+  using C = ComputeType<T>;
+  const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
+    const auto v = LoadAs(d, x + i);
+    return hn::MulAdd(v, v, acc);
+  });
+  StoreRmsNormed(x, w, out, n, InverseRms(sum_sq, n, eps));
+}
+
+// residual = T(x + residual); x = rmsnorm(residual) * w. The sum is rounded to
+// T before it feeds the variance, as vLLM's fused_add_rms_norm does.
+template <class T>
+HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const T* w, size_t n, double eps) {
+  using C = ComputeType<T>;
+  const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
+    const auto sum = RoundThrough<T>(d, hn::Add(LoadAs(d, x + i), LoadAs(d, residual + i)));
+    StoreAs(sum, d, residual + i);
+    return hn::MulAdd(sum, sum, acc);
+  });
+  StoreRmsNormed(residual, w, x, n, InverseRms(sum_sq, n, eps));
+}
+
+// Two-pass mean and variance (stable for large means), then
+// out = (x - mean) * rstd * w + b, rounded once.
+template <class T>
+HWY_INLINE void LayerNormRow(const T* x, const T* w, const T* b, T* out, size_t n, double eps) {
+  using C = ComputeType<T>;
+  const C mean = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
+                   return hn::Add(acc, LoadAs(d, x + i));
+                 }) /
+                 static_cast<C>(n);
+  const C sum_sq_dev = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
+    const auto dev = hn::Sub(LoadAs(d, x + i), hn::Set(d, mean));
+    return hn::MulAdd(dev, dev, acc);
+  });
+  const C rstd = InverseRms(sum_sq_dev, n, eps);
+  MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
+    const auto normed = hn::Mul(hn::Sub(LoadAs(d, x + i), hn::Set(d, mean)), hn::Set(d, rstd));
+    const auto scaled = b ? hn::MulAdd(normed, LoadAs(d, w + i), LoadAs(d, b + i))
+                          : hn::Mul(normed, LoadAs(d, w + i));
+    StoreAs(scaled, d, out + i);
+  });
+}
+
+// Calls fn(TypeTag<T>{}) with T the CPU storage type of `dtype`.
+template <class Fn>
+HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
+  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
+}
+
+// Rows [begin, end) of each op.
+void RMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
+  VisitCpuType(a.dtype, [&](auto tag) HWY_ATTR {
+    using T = typename decltype(tag)::type;
+    const size_t h = static_cast<size_t>(a.hidden);
+    for (int64_t r = begin; r < end; ++r) {
+      RMSNormRow(static_cast<const T*>(a.x) + r * h, static_cast<const T*>(a.weight),
+                 static_cast<T*>(a.out) + r * h, h, a.eps);
+    }
+  });
+}
+
+void FusedAddRMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
+  VisitCpuType(a.dtype, [&](auto tag) HWY_ATTR {
+    using T = typename decltype(tag)::type;
+    const size_t h = static_cast<size_t>(a.hidden);
+    for (int64_t r = begin; r < end; ++r) {
+      FusedAddRMSNormRow(static_cast<T*>(a.out) + r * h, static_cast<T*>(a.residual) + r * h,
+                         static_cast<const T*>(a.weight), h, a.eps);
+    }
+  });
+}
+
+void LayerNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
+  VisitCpuType(a.dtype, [&](auto tag) HWY_ATTR {
+    using T = typename decltype(tag)::type;
+    const size_t h = static_cast<size_t>(a.hidden);
+    for (int64_t r = begin; r < end; ++r) {
+      LayerNormRow(static_cast<const T*>(a.x) + r * h, static_cast<const T*>(a.weight),
+                   static_cast<const T*>(a.bias), static_cast<T*>(a.out) + r * h, h, a.eps);
+    }
+  });
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace hetkern
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <algorithm>
+
+#include "src/cpu/parallel.h"
+
+namespace hetkern {
+namespace cpu {
+
+// Below this many elements per thread, waking threads costs more than it
+// saves; work is split by whole rows.
+constexpr int64_t kNormMinChunkElements = 1 << 14;
+
+HWY_EXPORT(RMSNormKernel);
+HWY_EXPORT(FusedAddRMSNormKernel);
+HWY_EXPORT(LayerNormKernel);
+
+namespace {
+
+template <class Kernel>
+void ForRows(const NormArgs& args, Kernel kernel) {
+  const int64_t min_rows = std::max<int64_t>(1, kNormMinChunkElements / args.hidden);
+  ParallelFor(args.rows, min_rows, 1, [&](int64_t begin, int64_t end) { kernel(args, begin, end); });
+}
+
+}  // namespace
+
+void RMSNorm(const NormArgs& args) { ForRows(args, HWY_DYNAMIC_DISPATCH(RMSNormKernel)); }
+
+void FusedAddRMSNorm(const NormArgs& args) {
+  ForRows(args, HWY_DYNAMIC_DISPATCH(FusedAddRMSNormKernel));
+}
+
+void LayerNorm(const NormArgs& args) { ForRows(args, HWY_DYNAMIC_DISPATCH(LayerNormKernel)); }
+
+}  // namespace cpu
+}  // namespace hetkern
+#endif  // HWY_ONCE

@@ -1,0 +1,286 @@
+// CUDA kernels of rmsnorm, fused_add_rmsnorm and layernorm.
+//
+// A group of blockDim.x threads (one or more warps) normalises one row; a
+// block holds blockDim.y such groups, so short rows still fill a block. Each
+// thread takes the packs p = threadIdx.x + k * blockDim.x of its row: 16-byte
+// packs when H and every pointer allow, else single elements. When the row
+// fits, a thread keeps its packs in registers (kCache of them) between the
+// reduction and the output pass, so x is read from memory once; longer rows
+// (kCache == 0) are read again. Reductions: each thread sums its packs in
+// order, then a warp butterfly (every lane ends with the same bits), then the
+// per-warp partials in warp order; deterministic for a given launch shape.
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "src/core/kernels.h"
+#include "src/cuda/elementwise.cuh"  // Pack
+
+namespace hetkern {
+namespace cuda {
+namespace {
+
+constexpr int kMaxRowThreads = 1024;
+constexpr int kMaxCache = 8;        // packs per thread kept in registers
+constexpr int kMinBlockThreads = 128;  // short rows: several rows per block
+
+// Typed pointers of one launch.
+template <class T>
+struct Rows {
+  using C = typename CudaTypes<T>::Compute;
+  const T* x;
+  T* residual;
+  const T* weight;
+  const T* bias;
+  T* out;
+  int64_t rows;
+  int64_t hidden;
+  C eps;
+};
+
+template <class C>
+__device__ __forceinline__ C WarpSum(C v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// Sum of v over the threads of this row group; every thread gets the same
+// bits. Called by all threads of the block (it may synchronise the block).
+template <class C>
+__device__ __forceinline__ C RowSum(C v, C* partials) {
+  v = WarpSum(v);
+  const int warps_per_row = blockDim.x / 32;
+  if (warps_per_row == 1) return v;  // uniform over the block: no barrier needed
+  const int lane = threadIdx.x % 32;
+  C* row_partials = partials + threadIdx.y * warps_per_row;
+  if (lane == 0) row_partials[threadIdx.x / 32] = v;
+  __syncthreads();
+  v = WarpSum(lane < warps_per_row ? row_partials[lane] : C(0));
+  __syncthreads();  // partials are reused by the next reduction
+  return v;
+}
+
+// fn(slot, p) for each pack p of this thread's share of a row of `packs`
+// packs. With kCache > 0 the launcher guarantees packs <= kCache * blockDim.x
+// and `slot` is a compile-time register index after unrolling.
+template <int kCache, class Fn>
+__device__ __forceinline__ void ForThreadPacks(int64_t packs, Fn&& fn) {
+  if constexpr (kCache > 0) {
+#pragma unroll
+    for (int slot = 0; slot < kCache; ++slot) {
+      const int64_t p = threadIdx.x + int64_t{slot} * blockDim.x;
+      if (p < packs) fn(slot, p);
+    }
+  } else {
+    for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) fn(0, p);
+  }
+}
+
+// The rows of this block, one per threadIdx.y, tile by tile over the grid.
+// Every thread of the block runs every iteration (RowSum has barriers);
+// threads past the last row take active == false.
+template <class Fn>
+__device__ __forceinline__ void ForBlockRows(int64_t rows, Fn&& fn) {
+  for (int64_t first = int64_t{blockIdx.x} * blockDim.y; first < rows;
+       first += int64_t{gridDim.x} * blockDim.y) {
+    const int64_t row = first + threadIdx.y;
+    fn(row, row < rows);
+  }
+}
+
+// rmsnorm (kFusedAdd false) and fused_add_rmsnorm (true) with vLLM's
+// roundings: the fused sum is rounded to T before it feeds the variance, and
+// out = T(T(v * inv_rms) * weight).
+template <class T, int kLanes, int kCache, bool kFusedAdd>
+__global__ void __launch_bounds__(kMaxRowThreads) RMSNormKernel(Rows<T> a) {
+  using Types = CudaTypes<T>;
+  using C = typename Types::Compute;
+  using P = Pack<T, kLanes>;
+  __shared__ C partials[32];
+  const int64_t packs = a.hidden / kLanes;
+  const auto* weight = reinterpret_cast<const P*>(a.weight);
+  ForBlockRows(a.rows, [&](int64_t row, bool active) {
+    const auto* x = reinterpret_cast<const P*>(a.x + row * a.hidden);
+    auto* residual = reinterpret_cast<P*>(a.residual + row * a.hidden);
+    auto* out = reinterpret_cast<P*>(a.out + row * a.hidden);
+    P cache[kCache > 0 ? kCache : 1];
+    C sum_sq = 0;
+    if (active) {
+      ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+        P v = x[p];
+        if constexpr (kFusedAdd) {
+          const P r = residual[p];
+#pragma unroll
+          for (int i = 0; i < kLanes; ++i) {
+            v.lane[i] = Types::Store(Types::Load(v.lane[i]) + Types::Load(r.lane[i]));
+          }
+          residual[p] = v;
+        }
+#pragma unroll
+        for (int i = 0; i < kLanes; ++i) {
+          const C f = Types::Load(v.lane[i]);
+          sum_sq += f * f;
+        }
+        if constexpr (kCache > 0) cache[slot] = v;
+      });
+    }
+    const C inv_rms = C(1) / sqrt(RowSum(sum_sq, partials) / static_cast<C>(a.hidden) + a.eps);
+    if (!active) return;
+    ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+      P v;
+      if constexpr (kCache > 0) {
+        v = cache[slot];
+      } else {
+        v = kFusedAdd ? residual[p] : x[p];
+      }
+      const P w = weight[p];
+#pragma unroll
+      for (int i = 0; i < kLanes; ++i) {
+        const C normed = Types::Load(Types::Store(Types::Load(v.lane[i]) * inv_rms));
+        v.lane[i] = Types::Store(normed * Types::Load(w.lane[i]));
+      }
+      out[p] = v;
+    });
+  });
+}
+
+// Two-pass mean and variance in C, then out = (x - mean) * rstd * w + b.
+template <class T, int kLanes, int kCache>
+__global__ void __launch_bounds__(kMaxRowThreads) LayerNormKernel(Rows<T> a) {
+  using Types = CudaTypes<T>;
+  using C = typename Types::Compute;
+  using P = Pack<T, kLanes>;
+  __shared__ C partials[32];
+  const int64_t packs = a.hidden / kLanes;
+  const auto* weight = reinterpret_cast<const P*>(a.weight);
+  const auto* bias = reinterpret_cast<const P*>(a.bias);
+  ForBlockRows(a.rows, [&](int64_t row, bool active) {
+    const auto* x = reinterpret_cast<const P*>(a.x + row * a.hidden);
+    auto* out = reinterpret_cast<P*>(a.out + row * a.hidden);
+    P cache[kCache > 0 ? kCache : 1];
+    C sum = 0;
+    if (active) {
+      ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+        const P v = x[p];
+#pragma unroll
+        for (int i = 0; i < kLanes; ++i) sum += Types::Load(v.lane[i]);
+        if constexpr (kCache > 0) cache[slot] = v;
+      });
+    }
+    const C mean = RowSum(sum, partials) / static_cast<C>(a.hidden);
+    const auto row_pack = [&](int slot, int64_t p) {
+      if constexpr (kCache > 0) {
+        return cache[slot];
+      } else {
+        return x[p];
+      }
+    };
+    C sum_sq_dev = 0;
+    if (active) {
+      ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+        const P v = row_pack(slot, p);
+#pragma unroll
+        for (int i = 0; i < kLanes; ++i) {
+          const C dev = Types::Load(v.lane[i]) - mean;
+          sum_sq_dev += dev * dev;
+        }
+      });
+    }
+    const C rstd = C(1) / sqrt(RowSum(sum_sq_dev, partials) / static_cast<C>(a.hidden) + a.eps);
+    if (!active) return;
+    ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+      P v = row_pack(slot, p);
+      const P w = weight[p];
+      P b;
+      if (bias) b = bias[p];
+#pragma unroll
+      for (int i = 0; i < kLanes; ++i) {
+        const C scaled = (Types::Load(v.lane[i]) - mean) * rstd * Types::Load(w.lane[i]);
+        v.lane[i] = Types::Store(bias ? scaled + Types::Load(b.lane[i]) : scaled);
+      }
+      out[p] = v;
+    });
+  });
+}
+
+template <class T>
+Rows<T> RowsOf(const NormArgs& args) {
+  using C = typename CudaTypes<T>::Compute;
+  return Rows<T>{static_cast<const T*>(args.x),      static_cast<T*>(args.residual),
+                 static_cast<const T*>(args.weight), static_cast<const T*>(args.bias),
+                 static_cast<T*>(args.out),          args.rows,
+                 args.hidden,                        static_cast<C>(args.eps)};
+}
+
+template <int N>
+using Int = std::integral_constant<int, N>;
+
+// Picks the pack width, the register cache depth and the launch shape for
+// the rows of `args`, then calls launch(Int<kLanes>, Int<kCache>, grid, block).
+template <class T, class Launch>
+void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch) {
+  constexpr int kVectorLanes = 16 / sizeof(T);
+  bool aligned = args.hidden % kVectorLanes == 0;
+  for (const void* p : {args.x, static_cast<const void*>(args.residual), args.weight, args.bias,
+                        static_cast<const void*>(args.out)}) {
+    aligned = aligned && reinterpret_cast<uintptr_t>(p) % 16 == 0;  // null passes
+  }
+  const int64_t packs = aligned ? args.hidden / kVectorLanes : args.hidden;
+  // One pack per thread up to kMaxRowThreads; beyond, the fewest packs per
+  // thread (a power of two) that let the row fit in registers.
+  int cache = 1;
+  while (cache < kMaxCache && packs > int64_t{cache} * kMaxRowThreads) cache *= 2;
+  if (!aligned || packs > int64_t{cache} * kMaxRowThreads) cache = 0;  // streaming
+  const int64_t per_thread = std::max(cache, 1);
+  const int row_threads = static_cast<int>(std::min<int64_t>(
+      kMaxRowThreads, (packs + per_thread - 1) / per_thread + 31) / 32 * 32);
+  const int rows_per_block = std::max(1, kMinBlockThreads / row_threads);
+  const dim3 block(row_threads, rows_per_block);
+  const int64_t tiles = (args.rows + rows_per_block - 1) / rows_per_block;
+  const int block_threads = row_threads * rows_per_block;
+  const dim3 grid(scope.StreamingBlocks(tiles * block_threads, block_threads));
+  if (!aligned) return launch(Int<1>{}, Int<0>{}, grid, block);
+  switch (cache) {
+    case 1: return launch(Int<kVectorLanes>{}, Int<1>{}, grid, block);
+    case 2: return launch(Int<kVectorLanes>{}, Int<2>{}, grid, block);
+    case 4: return launch(Int<kVectorLanes>{}, Int<4>{}, grid, block);
+    case 8: return launch(Int<kVectorLanes>{}, Int<8>{}, grid, block);
+    default: return launch(Int<kVectorLanes>{}, Int<0>{}, grid, block);
+  }
+}
+static_assert(kMaxCache == 8, "LaunchRows' switch lists the cache depths");
+
+template <bool kFusedAdd>
+void LaunchRMSNorm(const NormArgs& args) {
+  DeviceScope scope(args.device);
+  VisitCudaType(args.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    LaunchRows<T>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
+      RMSNormKernel<T, decltype(lanes)::value, decltype(cache)::value, kFusedAdd>
+          <<<grid, block, 0, scope.stream()>>>(RowsOf<T>(args));
+    });
+  });
+  CheckLaunch();
+}
+
+}  // namespace
+
+void RMSNorm(const NormArgs& args) { LaunchRMSNorm<false>(args); }
+
+void FusedAddRMSNorm(const NormArgs& args) { LaunchRMSNorm<true>(args); }
+
+void LayerNorm(const NormArgs& args) {
+  DeviceScope scope(args.device);
+  VisitCudaType(args.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    LaunchRows<T>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
+      LayerNormKernel<T, decltype(lanes)::value, decltype(cache)::value>
+          <<<grid, block, 0, scope.stream()>>>(RowsOf<T>(args));
+    });
+  });
+  CheckLaunch();
+}
+
+}  // namespace cuda
+}  // namespace hetkern
