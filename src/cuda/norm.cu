@@ -4,7 +4,7 @@
 // block holds blockDim.y such groups, so short rows still fill a block. Each
 // thread takes the packs p = threadIdx.x + k * blockDim.x of its row: 16-byte
 // packs when H and every pointer allow, else single elements. When the row
-// fits, a thread keeps its packs in registers (kCache of them) between the
+// fits, a thread keeps its packs in registers (kCache <= 4 of them) between the
 // reduction and the output pass, so x is read from memory once; longer rows
 // (kCache == 0) are read again. Reductions: each thread sums its packs in
 // order, then a warp butterfly (every lane ends with the same bits), then the
@@ -21,7 +21,7 @@ namespace cuda {
 namespace {
 
 constexpr int kMaxRowThreads = 1024;
-constexpr int kMaxCache = 8;        // packs per thread kept in registers
+constexpr int kMaxCache = 4;  // packs per thread kept in registers (8 spills)
 constexpr int kMinBlockThreads = 128;  // short rows: several rows per block
 
 // Typed pointers of one launch.
@@ -245,11 +245,10 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch)
     case 1: return launch(Int<kVectorLanes>{}, Int<1>{}, grid, block);
     case 2: return launch(Int<kVectorLanes>{}, Int<2>{}, grid, block);
     case 4: return launch(Int<kVectorLanes>{}, Int<4>{}, grid, block);
-    case 8: return launch(Int<kVectorLanes>{}, Int<8>{}, grid, block);
     default: return launch(Int<kVectorLanes>{}, Int<0>{}, grid, block);
   }
 }
-static_assert(kMaxCache == 8, "LaunchRows' switch lists the cache depths");
+static_assert(kMaxCache == 4, "LaunchRows' switch lists the cache depths");
 
 template <bool kFusedAdd>
 void LaunchRMSNorm(const NormArgs& args) {
