@@ -12,7 +12,10 @@ Peers: torch eager F.rms_norm and F.layer_norm; for the fused op the eager
 two-op sequence ``residual.add_(x); x.copy_(F.rms_norm(residual, ...))``;
 on GPU also torch.compile of the same functions when triton imports.
 CPU: hetkern and torch run with the same thread count (--threads, default
-hetkern.num_threads()), stated in the header. GPU: CUDA-event timings.
+hetkern.num_threads()), stated in the header. With several threads, set
+OMP_WAIT_POLICY=PASSIVE on a machine with few or busy cores: hetkern's and
+torch's OpenMP runtimes are separate, and their spinning workers can starve
+each other (multi-millisecond stalls). GPU: CUDA-event timings.
 """
 
 from __future__ import annotations
