@@ -1,22 +1,16 @@
 """Normalisation over the last dimension: rmsnorm, fused_add_rmsnorm, layernorm.
 
-Thin wrappers in the manner of `scale`: Python checks what only it can (array
-types, read-only arrays, Python number types) and allocates `out` with the
-caller's library; libhetkern validates shapes, dtypes, devices, overlap and
-`eps`, then runs on the arguments' device (CUDA: the caller's stream).
+Thin wrappers in the manner of `scale`: allocate `out` with the caller's
+library, then one `_run` call (arguments go straight to libhetkern; Python
+checks them one by one only if TVM-FFI refuses one). libhetkern validates
+shapes, dtypes, devices, overlap and `eps`, then runs on the arguments'
+device (CUDA: the caller's stream).
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from . import _lib
-from ._ops import _check_array, _output, _scalar
-
-
-def _check_writable(op: str, name: str, a) -> None:
-    if type(a) is np.ndarray and not a.flags.writeable:
-        raise ValueError(f"hetkern.{op}: '{name}' is read-only; expected a writable array")
+from ._ops import _new_array, _run
 
 
 def rmsnorm(x, weight, eps=1e-6, out=None):
@@ -27,11 +21,9 @@ def rmsnorm(x, weight, eps=1e-6, out=None):
     to x's dtype before the multiply by ``weight`` (shape ``(H,)``, x's
     dtype). ``out`` may be ``x``.
     """
-    xa = _check_array("rmsnorm", "x", x)
-    wa = _check_array("rmsnorm", "weight", weight)
-    e = _scalar("rmsnorm", "eps", eps)
-    out = _output("rmsnorm", x, out)
-    _rmsnorm(out, xa, wa, e)
+    if out is None:
+        out = _new_array("rmsnorm", x)
+    _run("rmsnorm", _rmsnorm, (out, x, weight, eps), ("!out", "x", "weight", "#eps"))
     return out
 
 
@@ -42,14 +34,8 @@ def fused_add_rmsnorm(x, residual, weight, eps=1e-6):
     ``x`` and ``residual`` have the same shape, dtype and device and must not
     overlap. Returns ``(x, residual)``, the objects passed in.
     """
-    op = "fused_add_rmsnorm"
-    xa = _check_array(op, "x", x)
-    ra = _check_array(op, "residual", residual)
-    wa = _check_array(op, "weight", weight)
-    e = _scalar(op, "eps", eps)
-    _check_writable(op, "x", x)
-    _check_writable(op, "residual", residual)
-    _fused_add_rmsnorm(xa, ra, wa, e)
+    _run("fused_add_rmsnorm", _fused_add_rmsnorm, (x, residual, weight, eps),
+         ("!x", "!residual", "weight", "#eps"))
     return x, residual
 
 
@@ -60,12 +46,10 @@ def layernorm(x, weight, bias=None, eps=1e-5, out=None):
     Mean and (biased) variance are computed in two passes in float32 (float64
     for float64 input); ``bias`` may be None. ``out`` may be ``x``.
     """
-    xa = _check_array("layernorm", "x", x)
-    wa = _check_array("layernorm", "weight", weight)
-    ba = None if bias is None else _check_array("layernorm", "bias", bias)
-    e = _scalar("layernorm", "eps", eps)
-    out = _output("layernorm", x, out)
-    _layernorm(out, xa, wa, ba, e)
+    if out is None:
+        out = _new_array("layernorm", x)
+    _run("layernorm", _layernorm, (out, x, weight, bias, eps),
+         ("!out", "x", "weight", "?bias", "#eps"))
     return out
 
 
