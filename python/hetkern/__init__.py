@@ -19,6 +19,7 @@ from ._ops import scale
 # [elementwise]
 # [activation]
 # [reduce]
+from ._reduce import dot, max, norm, sum  # noqa: A004 (hetkern.sum/max shadow the builtins on purpose)
 # [norm]
 # [softmax]
 # [rope]
@@ -112,6 +113,10 @@ __all__ = [
     # [elementwise]
     # [activation]
     # [reduce]
+    "dot",
+    "max",
+    "norm",
+    "sum",
     # [norm]
     # [softmax]
     # [rope]
