@@ -38,8 +38,12 @@ def _axis(op: str, axis):
 def _scratch(op: str, x, shape, axis):
     """The float64 partials buffer the CUDA kernels need for rows longer than
     one chunk, allocated with x's library on x's device; None elsewhere."""
-    device = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else None
-    if device is None or int(device[0]) != _DL_CUDA:
+    if type(x) is np.ndarray:
+        return None
+    if _is_torch_tensor(x):  # torch's __dlpack_device__ costs microseconds
+        if not x.is_cuda:
+            return None
+    elif int(x.__dlpack_device__()[0]) != _DL_CUDA:
         return None
     numel = math.prod(shape)
     cols = numel if axis is None or len(shape) == 0 else shape[-1]

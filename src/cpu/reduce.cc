@@ -125,11 +125,12 @@ struct RowReducer {
 
   size_t NumLeaves() const { return (n + kLeaf - 1) / kLeaf; }
 
+  // acc with elements [i, i + Lanes(d)) accumulated.
   template <class DV>
-  HWY_INLINE void Step(DV d, size_t i, A* HWY_RESTRICT lane) const {
+  HWY_INLINE hn::Vec<DV> Next(DV d, hn::Vec<DV> acc, size_t i) const {
     const auto xv = LoadAccumulated(d, x + i);
     const auto yv = Op::kBinary ? LoadAccumulated(d, y + i) : xv;
-    hn::Store(Op::Accumulate(d, hn::Load(d, lane), xv, yv), d, lane);
+    return Op::Accumulate(d, acc, xv, yv);
   }
 
   HWY_INLINE void SetIdentity(A* HWY_RESTRICT lanes) const {
@@ -145,10 +146,27 @@ struct RowReducer {
     SetIdentity(lanes);
     const size_t end = HWY_MIN(n, (leaf + 1) * kLeaf);
     size_t i = leaf * kLeaf;
+#if HWY_HAVE_SCALABLE
+    // Sizeless vectors cannot form an array: the lanes stay in memory.
     for (; i + kW <= end; i += kW) {
-      for (size_t k = 0; k < kW; k += step) Step(d, i + k, lanes + k);
+      for (size_t k = 0; k < kW; k += step) {
+        hn::Store(Next(d, hn::Load(d, lanes + k), i + k), d, lanes + k);
+      }
     }
-    for (size_t k = 0; i < end; ++i, ++k) Step(D1(), i, lanes + k);
+#else
+    // The lanes in registers: kW / Lanes(d) independent accumulators.
+    constexpr size_t kVecs = kW / hn::MaxLanes(D());
+    hn::Vec<D> acc[kVecs];
+    for (size_t v = 0; v < kVecs; ++v) acc[v] = hn::Load(d, lanes + v * step);
+    for (; i + kW <= end; i += kW) {
+      for (size_t v = 0; v < kVecs; ++v) acc[v] = Next(d, acc[v], i + v * step);
+    }
+    for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[v], d, lanes + v * step);
+#endif
+    const D1 d1;
+    for (size_t k = 0; i < end; ++i, ++k) {
+      hn::Store(Next(d1, hn::Load(d1, lanes + k), i), d1, lanes + k);
+    }
   }
 
   // a[j] = Combine(a[j], b[j]) for every lane.
