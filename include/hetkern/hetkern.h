@@ -35,6 +35,27 @@ HETKERN_API void scale(TensorView out, TensorView x, double factor);
 // ---- Ops: [activation] activations and gated activations
 
 // ---- Ops: [reduce] row and whole-array reductions
+//
+// out = reduction of x over its last dimension (axis = -1, or x.ndim - 1;
+// out has shape x.shape[:-1], 0-d for 1-D x) or over the whole array
+// (axis = None; out is 0-d). out has x's dtype and device and overlaps no
+// input; the accumulation is float32 (float64 for float64 input, and for
+// every input of norm). Empty rows give 0; max of an empty row throws.
+// scratch: only CUDA uses it, and only when a row is longer than
+// kReduceCudaChunk (8192) elements: a contiguous float64 array on x's device
+// with at least rows * ceil(cols / 8192) elements (rows = x.numel / cols).
+// The sum of x's elements.
+HETKERN_API void sum(TensorView out, TensorView x, tvm::ffi::Optional<int64_t> axis,
+                     tvm::ffi::Optional<TensorView> scratch);
+// The largest element; NaN if any element is NaN.
+HETKERN_API void max(TensorView out, TensorView x, tvm::ffi::Optional<int64_t> axis,
+                     tvm::ffi::Optional<TensorView> scratch);
+// The sum of x * y; y has x's shape, dtype and device.
+HETKERN_API void dot(TensorView out, TensorView x, TensorView y, tvm::ffi::Optional<int64_t> axis,
+                     tvm::ffi::Optional<TensorView> scratch);
+// The L2 norm: sqrt of the sum of squares.
+HETKERN_API void norm(TensorView out, TensorView x, tvm::ffi::Optional<int64_t> axis,
+                      tvm::ffi::Optional<TensorView> scratch);
 
 // ---- Ops: [norm] rmsnorm, fused_add_rmsnorm, layernorm
 

@@ -19,6 +19,7 @@ from ._ops import scale
 # [elementwise]
 # [activation]
 # [reduce]
+from ._reduce import dot, max, norm, sum  # noqa: A004 (hetkern.sum/max shadow the builtins on purpose)
 # [norm]
 from ._norm import fused_add_rmsnorm, layernorm, rmsnorm
 # [softmax]
@@ -113,6 +114,10 @@ __all__ = [
     # [elementwise]
     # [activation]
     # [reduce]
+    "dot",
+    "max",
+    "norm",
+    "sum",
     # [norm]
     "fused_add_rmsnorm",
     "layernorm",

@@ -57,6 +57,32 @@ struct UnaryArgs {
 
 // [reduce] row and whole-array reductions
 
+enum class ReduceOp : uint8_t { kSum, kMax, kDot, kNorm };
+
+// On CUDA a row longer than this is reduced in chunks of this many elements:
+// one partial per chunk in a scratch buffer, combined in chunk order.
+constexpr int64_t kReduceCudaChunk = 8192;
+
+// Scratch elements (float64) the CUDA launcher needs for `rows` rows of
+// `cols` elements; 0 when every row fits one chunk.
+constexpr int64_t ReduceScratchNumel(int64_t rows, int64_t cols) {
+  return cols > kReduceCudaChunk ? rows * ((cols + kReduceCudaChunk - 1) / kReduceCudaChunk) : 0;
+}
+
+// out[r] = reduce(x[r * cols : (r + 1) * cols]) for r in [0, rows); a
+// whole-array reduction is one row. y is dot's second operand (x's layout),
+// nullptr otherwise. out overlaps neither x nor y.
+struct ReduceArgs {
+  DType dtype;
+  DLDevice device;
+  int64_t rows;
+  int64_t cols;
+  const void* x;
+  const void* y;
+  void* out;
+  double* scratch;  // CUDA only: ReduceScratchNumel(rows, cols) elements, else unused
+};
+
 // [norm] rmsnorm, fused_add_rmsnorm, layernorm
 // Normalisation of `rows` contiguous rows of `hidden` elements each (the last
 // dimension of x). Which pointers an op uses:

@@ -1,0 +1,357 @@
+// Highway kernels of the reductions (sum, max, dot, norm), compiled once per
+// SIMD target. The order of every floating-point operation is fixed by
+// src/cpu/reduce-tree.h: results are the same on every thread count and, as
+// the order does not depend on the vector width either, on every target.
+#include <stddef.h>
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "src/core/kernels.h"
+#include "src/cpu/reduce-tree.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "src/cpu/reduce.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/highway.h>
+
+#include "src/cpu/convert-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace hetkern {
+namespace cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// ---- The reductions: how elements enter a lane and how lanes combine ------
+// Products and sums are separate roundings (no FMA): an FMA exists on some
+// targets only, and the result must not depend on the target.
+
+struct SumOp {
+  static constexpr bool kBinary = false;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Identity(D d) {
+    return hn::Zero(d);
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Accumulate(D, hn::Vec<D> acc, hn::Vec<D> x, hn::Vec<D>) {
+    return hn::Add(acc, x);
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Combine(D, hn::Vec<D> a, hn::Vec<D> b) {
+    return hn::Add(a, b);
+  }
+  template <class A>
+  static A Finish(A total) {
+    return total;
+  }
+};
+
+struct DotOp : SumOp {
+  static constexpr bool kBinary = true;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Accumulate(D, hn::Vec<D> acc, hn::Vec<D> x, hn::Vec<D> y) {
+    return hn::Add(acc, hn::Mul(x, y));
+  }
+};
+
+// Squares are accumulated in float64 for every dtype (see AccumulatorOf):
+// no float32 overflow or underflow of x*x, and float32 squares are exact.
+struct NormOp : SumOp {
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Accumulate(D, hn::Vec<D> acc, hn::Vec<D> x, hn::Vec<D>) {
+    return hn::Add(acc, hn::Mul(x, x));
+  }
+  template <class A>
+  static A Finish(A total) {
+    return std::sqrt(total);
+  }
+};
+
+// NaN wins (like torch.max); among equal values the left operand stays.
+struct MaxOp {
+  static constexpr bool kBinary = false;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Identity(D d) {
+    return hn::Set(d, -std::numeric_limits<hn::TFromD<D>>::infinity());
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Combine(D, hn::Vec<D> a, hn::Vec<D> b) {
+    return hn::IfThenElse(hn::Or(hn::Lt(a, b), hn::IsNaN(b)), b, a);
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Accumulate(D d, hn::Vec<D> acc, hn::Vec<D> x, hn::Vec<D>) {
+    return Combine(d, acc, x);
+  }
+  template <class A>
+  static A Finish(A total) {
+    return total;
+  }
+};
+
+// The accumulator type: float64 for float64 input and for norm, else float32.
+template <class T, class Op>
+using AccumulatorOf =
+    std::conditional_t<hwy::IsSame<T, double>() || hwy::IsSame<Op, NormOp>(), double, float>;
+
+// Lanes(d) elements of storage type T as accumulator vectors.
+template <class D, class T>
+HWY_INLINE hn::Vec<D> LoadAccumulated(D d, const T* HWY_RESTRICT p) {
+  if constexpr (hwy::IsSame<hn::TFromD<D>, double>() && !hwy::IsSame<T, double>()) {
+    return hn::PromoteTo(d, LoadAs(hn::Rebind<float, D>(), p));
+  } else {
+    return LoadAs(d, p);
+  }
+}
+
+// Reduces one row of n elements (x, and y for dot) in the order of
+// reduce-tree.h. A "lanes" array holds the kW virtual lanes of a partial
+// result; vectors of any width (capped at kW) update it in place.
+template <class T, class Op>
+struct RowReducer {
+  using Storage = T;
+  using A = AccumulatorOf<T, Op>;
+  static constexpr bool kBinary = Op::kBinary;
+  static constexpr size_t kW = kReduceLaneBytes / sizeof(A);
+  static constexpr size_t kLeaf = ReduceLeafElements(sizeof(A));
+  using D = hn::CappedTag<A, kW>;
+  using D1 = hn::CappedTag<A, 1>;
+
+  const T* HWY_RESTRICT x;
+  const T* HWY_RESTRICT y;  // dot only
+  size_t n;
+
+  size_t NumLeaves() const { return (n + kLeaf - 1) / kLeaf; }
+
+  // acc with elements [i, i + Lanes(d)) accumulated.
+  template <class DV>
+  HWY_INLINE hn::Vec<DV> Next(DV d, hn::Vec<DV> acc, size_t i) const {
+    const auto xv = LoadAccumulated(d, x + i);
+    const auto yv = Op::kBinary ? LoadAccumulated(d, y + i) : xv;
+    return Op::Accumulate(d, acc, xv, yv);
+  }
+
+  HWY_INLINE void SetIdentity(A* HWY_RESTRICT lanes) const {
+    const D d;
+    for (size_t k = 0; k < kW; k += hn::Lanes(d)) hn::Store(Op::Identity(d), d, lanes + k);
+  }
+
+  // Element i of the leaf goes to lane i % kW: full groups of kW with
+  // vectors, the last partial group one lane at a time (same Step).
+  void Leaf(size_t leaf, A* HWY_RESTRICT lanes) const {
+    const D d;
+    const size_t step = hn::Lanes(d);
+    SetIdentity(lanes);
+    const size_t end = HWY_MIN(n, (leaf + 1) * kLeaf);
+    size_t i = leaf * kLeaf;
+#if HWY_HAVE_SCALABLE
+    // Sizeless vectors cannot form an array: the lanes stay in memory.
+    for (; i + kW <= end; i += kW) {
+      for (size_t k = 0; k < kW; k += step) {
+        hn::Store(Next(d, hn::Load(d, lanes + k), i + k), d, lanes + k);
+      }
+    }
+#else
+    // The lanes in registers: kW / Lanes(d) independent accumulators.
+    constexpr size_t kVecs = kW / hn::MaxLanes(D());
+    hn::Vec<D> acc[kVecs];
+    for (size_t v = 0; v < kVecs; ++v) acc[v] = hn::Load(d, lanes + v * step);
+    for (; i + kW <= end; i += kW) {
+      for (size_t v = 0; v < kVecs; ++v) acc[v] = Next(d, acc[v], i + v * step);
+    }
+    for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[v], d, lanes + v * step);
+#endif
+    const D1 d1;
+    for (size_t k = 0; i < end; ++i, ++k) {
+      hn::Store(Next(d1, hn::Load(d1, lanes + k), i), d1, lanes + k);
+    }
+  }
+
+  // a[j] = Combine(a[j], b[j]) for every lane.
+  static HWY_INLINE void CombineLanes(A* HWY_RESTRICT a, const A* HWY_RESTRICT b) {
+    const D d;
+    for (size_t k = 0; k < kW; k += hn::Lanes(d)) {
+      hn::Store(Op::Combine(d, hn::Load(d, a + k), hn::Load(d, b + k)), d, a + k);
+    }
+  }
+
+  // The tree node over leaves [lo, hi).
+  void Tree(size_t lo, size_t hi, A* HWY_RESTRICT lanes) const {
+    if (hi - lo <= 1) {
+      if (hi == lo) return SetIdentity(lanes);
+      return Leaf(lo, lanes);
+    }
+    const size_t mid = lo + (hi - lo) / 2;
+    Tree(lo, mid, lanes);
+    alignas(kReduceLaneBytes) A right[kW];
+    Tree(mid, hi, right);
+    CombineLanes(lanes, right);
+  }
+
+  // The tree over [lo, hi) whose nodes `depth` levels down (CutTree) were
+  // computed already, left to right, into `nodes` (kW lanes each).
+  static void CombineCut(size_t lo, size_t hi, int depth, const A* HWY_RESTRICT nodes,
+                         size_t* next, A* HWY_RESTRICT lanes) {
+    if (IsCutNode(lo, hi, depth)) {
+      const A* node = nodes + kW * (*next)++;
+      for (size_t k = 0; k < kW; ++k) lanes[k] = node[k];
+      return;
+    }
+    const size_t mid = lo + (hi - lo) / 2;
+    CombineCut(lo, mid, depth - 1, nodes, next, lanes);
+    alignas(kReduceLaneBytes) A right[kW];
+    CombineCut(mid, hi, depth - 1, nodes, next, right);
+    CombineLanes(lanes, right);
+  }
+
+  // Folds the lanes pairwise (lane j with lane j + w, w = kW/2 ... 1),
+  // finishes and stores the result as T.
+  static void FoldAndStore(A* HWY_RESTRICT lanes, T* HWY_RESTRICT out) {
+    const D d;
+    const D1 d1;
+    for (size_t w = kW / 2; w >= 1; w /= 2) {
+      if (w >= hn::Lanes(d)) {
+        for (size_t k = 0; k < w; k += hn::Lanes(d)) {
+          hn::Store(Op::Combine(d, hn::Load(d, lanes + k), hn::Load(d, lanes + k + w)), d, lanes + k);
+        }
+      } else {
+        for (size_t k = 0; k < w; ++k) {
+          hn::Store(Op::Combine(d1, hn::Load(d1, lanes + k), hn::Load(d1, lanes + k + w)), d1,
+                    lanes + k);
+        }
+      }
+    }
+    using C = ComputeType<T>;
+    const hn::CappedTag<C, 1> dc;
+    StoreAs(hn::Set(dc, static_cast<C>(Op::Finish(lanes[0]))), dc, out);
+  }
+};
+
+// Calls fn(RowReducer<T, Op>-typed tag) for the dtype and op given.
+template <class Fn>
+HWY_INLINE void VisitReducer(ReduceOp op, DType dtype, Fn&& fn) {
+  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, [&](auto type) HWY_ATTR {
+    using T = typename decltype(type)::type;
+    switch (op) {
+      case ReduceOp::kSum:
+        return fn(TypeTag<RowReducer<T, SumOp>>{});
+      case ReduceOp::kMax:
+        return fn(TypeTag<RowReducer<T, MaxOp>>{});
+      case ReduceOp::kDot:
+        return fn(TypeTag<RowReducer<T, DotOp>>{});
+      case ReduceOp::kNorm:
+        return fn(TypeTag<RowReducer<T, NormOp>>{});
+    }
+  });
+}
+
+// out[r] for rows [row_begin, row_end), each on this thread.
+void ReduceRowsKernel(ReduceOp op, DType dtype, const void* x, const void* y, void* out,
+                      size_t row_begin, size_t row_end, size_t cols) {
+  VisitReducer(op, dtype, [&](auto tag) HWY_ATTR {
+    using R = typename decltype(tag)::type;
+    using T = typename R::Storage;
+    alignas(kReduceLaneBytes) typename R::A lanes[R::kW];
+    for (size_t r = row_begin; r < row_end; ++r) {
+      const R row{static_cast<const T*>(x) + r * cols,
+                  R::kBinary ? static_cast<const T*>(y) + r * cols : nullptr, cols};
+      row.Tree(0, row.NumLeaves(), lanes);
+      R::FoldAndStore(lanes, static_cast<T*>(out) + r);
+    }
+  });
+}
+
+// Nodes [node_begin, node_end) of one row's cut tree into `partials`
+// (kReduceLaneBytes each, at their node index).
+void ReduceCutNodesKernel(ReduceOp op, DType dtype, const void* x, const void* y, size_t cols,
+                          const LeafRange* nodes, size_t node_begin, size_t node_end,
+                          void* partials) {
+  VisitReducer(op, dtype, [&](auto tag) HWY_ATTR {
+    using R = typename decltype(tag)::type;
+    using T = typename R::Storage;
+    const R row{static_cast<const T*>(x), static_cast<const T*>(y), cols};
+    auto* lanes = static_cast<typename R::A*>(partials);
+    for (size_t i = node_begin; i < node_end; ++i) {
+      row.Tree(nodes[i].lo, nodes[i].hi, lanes + i * R::kW);
+    }
+  });
+}
+
+// Combines the cut nodes of one row of `cols` elements and stores out[0].
+void FinishCutTreeKernel(ReduceOp op, DType dtype, size_t cols, int depth, const void* partials,
+                         void* out) {
+  VisitReducer(op, dtype, [&](auto tag) HWY_ATTR {
+    using R = typename decltype(tag)::type;
+    using T = typename R::Storage;
+    const R row{nullptr, nullptr, cols};
+    alignas(kReduceLaneBytes) typename R::A lanes[R::kW];
+    size_t next = 0;
+    R::CombineCut(0, row.NumLeaves(), depth, static_cast<const typename R::A*>(partials), &next,
+                  lanes);
+    R::FoldAndStore(lanes, static_cast<T*>(out));
+  });
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace hetkern
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <algorithm>
+
+#include "src/cpu/parallel.h"
+
+namespace hetkern {
+namespace cpu {
+
+// Elements per thread below which waking threads costs more than it saves.
+constexpr int64_t kReduceMinChunk = 1 << 15;
+
+HWY_EXPORT(ReduceRowsKernel);
+HWY_EXPORT(ReduceCutNodesKernel);
+HWY_EXPORT(FinishCutTreeKernel);
+
+void Reduce(const ReduceArgs& args, ReduceOp op) {
+  if (args.rows == 0) return;
+  const size_t elem = DTypeSizeOf(args.dtype);
+  const auto* x = static_cast<const char*>(args.x);
+  const auto* y = static_cast<const char*>(args.y);
+  auto* out = static_cast<char*>(args.out);
+  const int threads = NumThreads();
+  if (threads == 1 || args.rows >= threads || args.cols < 2 * kReduceMinChunk) {
+    // Rows in parallel, each on one thread.
+    const int64_t min_rows = std::max<int64_t>(1, kReduceMinChunk / std::max<int64_t>(args.cols, 1));
+    ParallelFor(args.rows, min_rows, 1, [&](int64_t begin, int64_t end) {
+      HWY_DYNAMIC_DISPATCH(ReduceRowsKernel)(op, args.dtype, x, y, out, begin, end, args.cols);
+    });
+    return;
+  }
+  // Fewer rows than threads, and long: each row's tree is cut into up to 64
+  // nodes that threads compute independently; combining them in tree order
+  // gives the single-threaded result bit for bit.
+  const bool wide = args.dtype == DType::kFloat64 || op == ReduceOp::kNorm;
+  const size_t leaf = ReduceLeafElements(wide ? sizeof(double) : sizeof(float));
+  const size_t cols = static_cast<size_t>(args.cols);
+  int depth = 0;
+  while (depth < kReduceMaxCutDepth && (int64_t{1} << depth) < 4 * int64_t{threads}) ++depth;
+  LeafRange nodes[kReduceMaxCutNodes];
+  const size_t count = CutTree(0, (cols + leaf - 1) / leaf, depth, nodes, 0);
+  alignas(kReduceLaneBytes) unsigned char partials[kReduceMaxCutNodes * kReduceLaneBytes];
+  for (int64_t r = 0; r < args.rows; ++r) {
+    const char* x_row = x + r * cols * elem;
+    const char* y_row = y ? y + r * cols * elem : nullptr;
+    ParallelFor(static_cast<int64_t>(count), 1, 1, [&](int64_t begin, int64_t end) {
+      HWY_DYNAMIC_DISPATCH(ReduceCutNodesKernel)(op, args.dtype, x_row, y_row, cols, nodes, begin,
+                                                 end, partials);
+    });
+    HWY_DYNAMIC_DISPATCH(FinishCutTreeKernel)(op, args.dtype, cols, depth, partials,
+                                              out + r * elem);
+  }
+}
+
+}  // namespace cpu
+}  // namespace hetkern
+#endif  // HWY_ONCE

@@ -1,0 +1,249 @@
+// CUDA kernels of the reductions (sum, max, dot, norm).
+//
+// A row is cut into segments of kReduceCudaChunk elements. Rows of up to
+// kWarpRowMax elements get one warp each, longer ones one block per segment.
+// Each thread accumulates its share in index order (16-byte loads on the
+// aligned middle), then the group combines in a fixed shuffle/shared-memory
+// tree. A row of one segment is finished right away; otherwise each segment
+// leaves a partial in the caller's scratch and a second kernel combines a
+// row's partials in a fixed order. The path and the order depend only on the
+// shape: results are identical run to run and on any GPU, with no atomics.
+#include <cmath>
+#include <cstdint>
+
+#include "src/core/kernels.h"
+#include "src/cuda/common.cuh"
+#include "src/cuda/elementwise.cuh"  // Pack
+
+namespace hetkern {
+namespace cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarp = 32;
+// Rows up to this long are reduced by one warp each (8 rows per block).
+constexpr int64_t kWarpRowMax = 1024;
+
+template <class A>
+struct SumOp {
+  static constexpr bool kBinary = false;
+  __device__ static A Identity() { return A(0); }
+  __device__ static A Accumulate(A acc, A x, A) { return acc + x; }
+  __device__ static A Combine(A a, A b) { return a + b; }
+  __device__ static A Finish(A total) { return total; }
+};
+
+template <class A>
+struct DotOp : SumOp<A> {
+  static constexpr bool kBinary = true;
+  __device__ static A Accumulate(A acc, A x, A y) { return fma(x, y, acc); }
+};
+
+// Accumulated in float64 for every dtype: no overflow or underflow of x*x.
+template <class A>
+struct NormOp : SumOp<A> {
+  __device__ static A Accumulate(A acc, A x, A) { return fma(x, x, acc); }
+  __device__ static A Finish(A total) { return sqrt(total); }
+};
+
+// NaN wins (like torch.max); among equal values the left operand stays.
+template <class A>
+struct MaxOp {
+  static constexpr bool kBinary = false;
+  __device__ static A Identity() { return -INFINITY; }
+  __device__ static A Combine(A a, A b) { return (a < b || b != b) ? b : a; }
+  __device__ static A Accumulate(A acc, A x, A) { return Combine(acc, x); }
+  __device__ static A Finish(A total) { return total; }
+};
+
+template <class Op, class A>
+__device__ A WarpReduce(A v) {
+#pragma unroll
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+    v = Op::Combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  }
+  return v;
+}
+
+// The block's combination, valid in thread 0. Every thread must call it.
+template <class Op, class A>
+__device__ A BlockReduce(A v, A* shared) {
+  const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+  v = WarpReduce<Op>(v);
+  if (lane == 0) shared[warp] = v;
+  __syncthreads();
+  if (warp == 0) v = WarpReduce<Op>(lane < kThreads / kWarp ? shared[lane] : Op::Identity());
+  __syncthreads();  // `shared` is free again for the next segment
+  return v;
+}
+
+// Thread `lane` of `group` threads: its share of n elements at x (and y), in
+// index order. kVec > 1: 16-byte packs on the aligned middle (x and y then
+// share their alignment), single elements on the head and tail.
+template <class T, class A, class Op, int kVec>
+__device__ A ThreadAccumulate(const T* x, const T* y, int64_t n, int lane, int group) {
+  using Types = CudaTypes<T>;
+  const auto load = [](T v) { return static_cast<A>(Types::Load(v)); };
+  A acc = Op::Identity();
+  int64_t head = 0;
+  if (kVec > 1) {
+    const auto misalignment = reinterpret_cast<uintptr_t>(x) % 16;
+    head = misalignment ? (16 - misalignment) / sizeof(T) : 0;
+    head = head < n ? head : n;
+  }
+  if (lane < head) acc = Op::Accumulate(acc, load(x[lane]), Op::kBinary ? load(y[lane]) : A());
+  using P = Pack<T, kVec>;
+  const int64_t packs = (n - head) / kVec;
+  const P* xp = reinterpret_cast<const P*>(x + head);
+  const P* yp = reinterpret_cast<const P*>(Op::kBinary ? y + head : x + head);
+  // Several packs in flight per thread before they are accumulated.
+  constexpr int kUnroll = kVec > 1 ? 4 : 8;
+  int64_t p = lane;
+  for (; p + (kUnroll - 1) * group < packs; p += kUnroll * group) {
+    P xv[kUnroll], yv[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      xv[u] = xp[p + u * group];
+      if (Op::kBinary) yv[u] = yp[p + u * group];
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        acc = Op::Accumulate(acc, load(xv[u].lane[k]), Op::kBinary ? load(yv[u].lane[k]) : A());
+      }
+    }
+  }
+  for (; p < packs; p += group) {
+    const P xv = xp[p];
+    const P yv = Op::kBinary ? yp[p] : xv;
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) {
+      acc = Op::Accumulate(acc, load(xv.lane[k]), Op::kBinary ? load(yv.lane[k]) : A());
+    }
+  }
+  for (int64_t i = head + packs * kVec + lane; i < n; i += group) {
+    acc = Op::Accumulate(acc, load(x[i]), Op::kBinary ? load(y[i]) : A());
+  }
+  return acc;
+}
+
+// Segment s = chunk s % chunks of row s / chunks, reduced by a group of
+// kGroup threads (a warp or the whole block); grid-stride over segments.
+// With one chunk per row the result goes to out, else to partials[s].
+template <class T, class A, class Op, int kGroup, int kVec>
+__global__ void __launch_bounds__(kThreads)
+    ReduceSegmentsKernel(const T* x, const T* y, T* out, A* partials, int64_t rows, int64_t cols,
+                         int64_t chunks) {
+  __shared__ A shared[kThreads / kWarp];
+  constexpr int kGroupsPerBlock = kThreads / kGroup;
+  const int lane = threadIdx.x % kGroup;
+  const int64_t segments = rows * chunks;
+  // Whole blocks step together, so BlockReduce's barriers are uniform.
+  for (int64_t first = int64_t{blockIdx.x} * kGroupsPerBlock; first < segments;
+       first += int64_t{gridDim.x} * kGroupsPerBlock) {
+    const int64_t segment = first + threadIdx.x / kGroup;
+    const int64_t row = segment / chunks, chunk = segment % chunks;
+    A acc = Op::Identity();
+    if (segment < segments) {
+      const int64_t begin = row * cols + chunk * kReduceCudaChunk;
+      const int64_t rest = cols - chunk * kReduceCudaChunk;
+      const int64_t n = rest < kReduceCudaChunk ? rest : kReduceCudaChunk;
+      acc = ThreadAccumulate<T, A, Op, kVec>(x + begin, Op::kBinary ? y + begin : nullptr, n,
+                                             lane, kGroup);
+    }
+    acc = kGroup == kWarp ? WarpReduce<Op>(acc) : BlockReduce<Op>(acc, shared);
+    if (segment < segments && lane == 0) {
+      if (chunks == 1) {
+        using C = typename CudaTypes<T>::Compute;
+        out[row] = CudaTypes<T>::Store(static_cast<C>(Op::Finish(acc)));
+      } else {
+        partials[segment] = acc;
+      }
+    }
+  }
+}
+
+// out[row] from the row's `chunks` partials: thread t takes partials t,
+// t + kThreads, ... in order, then the block combines; grid-stride over rows.
+template <class T, class A, class Op>
+__global__ void __launch_bounds__(kThreads)
+    CombinePartialsKernel(const A* partials, T* out, int64_t rows, int64_t chunks) {
+  __shared__ A shared[kThreads / kWarp];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    A acc = Op::Identity();
+    for (int64_t c = threadIdx.x; c < chunks; c += kThreads) {
+      acc = Op::Combine(acc, partials[row * chunks + c]);
+    }
+    acc = BlockReduce<Op>(acc, shared);
+    if (threadIdx.x == 0) {
+      using C = typename CudaTypes<T>::Compute;
+      out[row] = CudaTypes<T>::Store(static_cast<C>(Op::Finish(acc)));
+    }
+  }
+}
+
+template <class T, class A, class Op, int kGroup, int kVec>
+void LaunchSegments(const ReduceArgs& args, const DeviceScope& scope, int64_t chunks) {
+  const int blocks = scope.StreamingBlocks(args.rows * chunks * kGroup, kThreads);
+  ReduceSegmentsKernel<T, A, Op, kGroup, kVec><<<blocks, kThreads, 0, scope.stream()>>>(
+      static_cast<const T*>(args.x), static_cast<const T*>(args.y), static_cast<T*>(args.out),
+      reinterpret_cast<A*>(args.scratch), args.rows, args.cols, chunks);
+  CheckLaunch();
+}
+
+template <class T, class A, class Op, int kGroup>
+void LaunchSegments(const ReduceArgs& args, const DeviceScope& scope, int64_t chunks) {
+  constexpr int kVec = 16 / sizeof(T);
+  if constexpr (Op::kBinary) {
+    // Byte offsets of x and y rows are equal, so one test covers every row.
+    const auto x_addr = reinterpret_cast<uintptr_t>(args.x);
+    const auto y_addr = reinterpret_cast<uintptr_t>(args.y);
+    if (x_addr % 16 != y_addr % 16) {
+      return LaunchSegments<T, A, Op, kGroup, 1>(args, scope, chunks);
+    }
+  }
+  LaunchSegments<T, A, Op, kGroup, kVec>(args, scope, chunks);
+}
+
+template <class T, class A, class Op>
+void LaunchReduce(const ReduceArgs& args, const DeviceScope& scope) {
+  const int64_t chunks =
+      args.cols > kReduceCudaChunk ? (args.cols + kReduceCudaChunk - 1) / kReduceCudaChunk : 1;
+  if (args.cols <= kWarpRowMax) {
+    LaunchSegments<T, A, Op, kWarp>(args, scope, chunks);
+  } else {
+    LaunchSegments<T, A, Op, kThreads>(args, scope, chunks);
+  }
+  if (chunks > 1) {
+    CombinePartialsKernel<T, A, Op>
+        <<<scope.StreamingBlocks(args.rows * kThreads, kThreads), kThreads, 0, scope.stream()>>>(
+            reinterpret_cast<const A*>(args.scratch), static_cast<T*>(args.out), args.rows,
+            chunks);
+    CheckLaunch();
+  }
+}
+
+}  // namespace
+
+void Reduce(const ReduceArgs& args, ReduceOp op) {
+  if (args.rows == 0) return;
+  DeviceScope scope(args.device);
+  VisitCudaType(args.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = typename CudaTypes<T>::Compute;
+    switch (op) {
+      case ReduceOp::kSum:
+        return LaunchReduce<T, C, SumOp<C>>(args, scope);
+      case ReduceOp::kMax:
+        return LaunchReduce<T, C, MaxOp<C>>(args, scope);
+      case ReduceOp::kDot:
+        return LaunchReduce<T, C, DotOp<C>>(args, scope);
+      case ReduceOp::kNorm:
+        return LaunchReduce<T, double, NormOp<double>>(args, scope);
+    }
+  });
+}
+
+}  // namespace cuda
+}  // namespace hetkern
