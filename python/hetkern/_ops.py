@@ -84,9 +84,12 @@ def _scalar(op: str, name: str, value) -> float:
 
 def _prepare(op: str, name: str, value):
     """One argument of `_run`'s slow path. Names: "x" an array, "?x" an array
-    or None, "!x" an array the op writes (must be writable), "#x" a number."""
-    kind = name[0] if name[0] in "?!#" else ""
-    name = name.lstrip("?!#")
+    or None, "!x" an array the op writes (must be writable), "#x" a number,
+    "=x" passed through as it is (already checked by the wrapper)."""
+    kind = name[0] if name[0] in "?!#=" else ""
+    name = name.lstrip("?!#=")
+    if kind == "=":
+        return value
     if kind == "#":
         return _scalar(op, name, value)
     if kind == "?" and value is None:

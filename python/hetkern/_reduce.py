@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 from . import _lib
-from ._ops import _check_array, _is_torch_tensor, _new_array, _output
+from ._ops import _check_array, _is_torch_tensor, _new_array, _run
 
 # Mirrors kReduceCudaChunk (src/core/args.h): on CUDA, rows longer than this
 # are reduced in chunks whose partials go to a float64 scratch array; the
@@ -60,14 +60,17 @@ def _scratch(op: str, x, shape, axis):
 
 
 def _reduce(op: str, fn, x, y, axis, out):
-    xa = _check_array(op, "x", x)
-    args = [xa]
-    if y is not None:
-        args.append(_check_array(op, "y", y))
     axis = _axis(op, axis)
+    if not hasattr(x, "shape"):
+        _check_array(op, "x", x)  # TypeError naming 'x'
     shape = tuple(x.shape)
-    out = _output(op, x, out, () if axis is None else shape[:-1])
-    fn(out, *args, axis, _scratch(op, x, shape, axis))
+    if out is None:
+        out = _new_array(op, x, () if axis is None else shape[:-1])
+    scratch = _scratch(op, x, shape, axis)
+    if y is None:
+        _run(op, fn, (out, x, axis, scratch), ("!out", "x", "=axis", "?scratch"))
+    else:
+        _run(op, fn, (out, x, y, axis, scratch), ("!out", "x", "y", "=axis", "?scratch"))
     return out
 
 
