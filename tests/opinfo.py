@@ -71,11 +71,104 @@ def randn(shape, dtype, device, gen, scale_exp=8):
     return base.to(dtype).to(device)
 
 
+def storage_tolerance(ulps_16bit=2.0, f32=1e-5, f64=1e-12):
+    """A Tolerance per dtype: a few units of the storage type's last place for
+    16-bit types (results computed in float32 and rounded once, compared with
+    a float64 reference rounded once), small relative errors otherwise."""
+    table = {F16: Tolerance(atol=ulps_16bit * 2**-24, rtol=ulps_16bit * 2**-10),
+             BF16: Tolerance(atol=ulps_16bit * 2**-133, rtol=ulps_16bit * 2**-7),
+             F32: Tolerance(atol=f32 * 0.1, rtol=f32), F64: Tolerance(atol=f64 * 0.1, rtol=f64)}
+    return table.__getitem__
+
+
+def rows_out(inputs):
+    x = inputs[0]
+    return torch.empty(x.shape[:-1], dtype=x.dtype, device=x.device)
+
+
+def weights(shape, dtype, device, gen):
+    return randn(shape[-1:], dtype, device, gen, scale_exp=1)
+
+
+def rms_reference(x, w, eps):
+    """vLLM's rms_norm: normalise in float64 here, round to the storage type,
+    multiply by the weight, round again."""
+    x64 = x.double()
+    normed = (x64 * torch.rsqrt(x64.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype)
+    return (normed.double() * w.double()).to(x.dtype)
+
+
 OPS: list[OpInfo] = [
     OpInfo(
         name="scale",
         make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen)],
         call=lambda inputs, out, **kw: hetkern.scale(inputs[0], -0.37, out=out),
         reference=lambda inputs, **kw: inputs[0] * -0.37,
+    ),
+    # ---- reductions over the last dimension (docs/reduce.md) ----
+    OpInfo(
+        name="sum",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen, 1)],
+        call=lambda inputs, out, **kw: hetkern.sum(inputs[0], out=out),
+        reference=lambda inputs, **kw: inputs[0].double().sum(-1).to(inputs[0].dtype),
+        shapes=ROW_SHAPES, out_like=rows_out, inplace=False, property_values=False,
+        tolerance=storage_tolerance(f32=1e-4, f64=1e-10),
+    ),
+    OpInfo(
+        name="max",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen)],
+        call=lambda inputs, out, **kw: hetkern.max(inputs[0], out=out),
+        reference=lambda inputs, **kw: inputs[0].amax(-1),
+        shapes=ROW_SHAPES, out_like=rows_out, inplace=False,
+    ),
+    OpInfo(
+        name="dot",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen, 1),
+                                                        randn(shape, dtype, device, gen, 1)],
+        call=lambda inputs, out, **kw: hetkern.dot(inputs[0], inputs[1], out=out),
+        reference=lambda inputs, **kw: (inputs[0].double() * inputs[1].double()).sum(-1).to(inputs[0].dtype),
+        shapes=ROW_SHAPES, out_like=rows_out, inplace=False, property_values=False,
+        tolerance=storage_tolerance(f32=1e-4, f64=1e-10),
+    ),
+    OpInfo(
+        name="norm",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen)],
+        call=lambda inputs, out, **kw: hetkern.norm(inputs[0], out=out),
+        reference=lambda inputs, **kw: torch.linalg.vector_norm(inputs[0].double(), dim=-1).to(inputs[0].dtype),
+        shapes=ROW_SHAPES, out_like=rows_out, inplace=False, tolerance=storage_tolerance(),
+    ),
+    # ---- normalisation (docs/norm.md) ----
+    OpInfo(
+        name="rmsnorm",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen, 2),
+                                                        weights(shape, dtype, device, gen)],
+        call=lambda inputs, out, **kw: hetkern.rmsnorm(inputs[0], inputs[1], 1e-6, out=out),
+        reference=lambda inputs, **kw: rms_reference(inputs[0], inputs[1], 1e-6),
+        shapes=ROW_SHAPES, tolerance=storage_tolerance(ulps_16bit=4, f32=2e-5),
+        property_values=False,
+    ),
+    OpInfo(
+        name="fused_add_rmsnorm",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen, 2),
+                                                        randn(shape, dtype, device, gen, 2),
+                                                        weights(shape, dtype, device, gen)],
+        # In place by definition: returns (x, residual); `out` does not apply.
+        call=lambda inputs, out, **kw: hetkern.fused_add_rmsnorm(inputs[0], inputs[1], inputs[2], 1e-6),
+        reference=lambda inputs, **kw: (
+            rms_reference((inputs[0] + inputs[1]), inputs[2], 1e-6), inputs[0] + inputs[1]),
+        shapes=ROW_SHAPES, inplace=False, tolerance=storage_tolerance(ulps_16bit=4, f32=2e-5),
+        property_values=False,
+    ),
+    OpInfo(
+        name="layernorm",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen, 2),
+                                                        weights(shape, dtype, device, gen),
+                                                        weights(shape, dtype, device, gen)],
+        call=lambda inputs, out, **kw: hetkern.layernorm(inputs[0], inputs[1], inputs[2], 1e-5, out=out),
+        reference=lambda inputs, **kw: torch.nn.functional.layer_norm(
+            inputs[0].double(), inputs[0].shape[-1:], inputs[1].double(), inputs[2].double(), 1e-5
+        ).to(inputs[0].dtype),
+        shapes=ROW_SHAPES, tolerance=storage_tolerance(ulps_16bit=4, f32=2e-5),
+        property_values=False,
     ),
 ]
