@@ -32,6 +32,26 @@ HETKERN_API void scale(TensorView out, TensorView x, double factor);
 
 // ---- Ops: [elementwise] binary ops, axpby, cast
 
+// out = x + y, x - y, x * y, x / y elementwise, computed in the compute type
+// and rounded once (bit-equal to torch). y has x's dtype and device and x's
+// shape, a trailing part of it (a (D,) y for an (N, D) x), shape (1,) or ();
+// or y is a number, rounded to the compute type first. out has x's shape and
+// dtype; it may be x, or y when y has x's shape.
+HETKERN_API void add(TensorView out, TensorView x, TensorView y);
+HETKERN_API void add(TensorView out, TensorView x, double y);
+HETKERN_API void sub(TensorView out, TensorView x, TensorView y);
+HETKERN_API void sub(TensorView out, TensorView x, double y);
+HETKERN_API void mul(TensorView out, TensorView x, TensorView y);
+HETKERN_API void mul(TensorView out, TensorView x, double y);
+HETKERN_API void div(TensorView out, TensorView x, TensorView y);
+HETKERN_API void div(TensorView out, TensorView x, double y);
+// out = a*x + b*y as round(round(a*x) + round(b*y)) in the compute type (no
+// FMA); y as for add (an array).
+HETKERN_API void axpby(TensorView out, TensorView x, TensorView y, double a, double b);
+// out = x converted to out's dtype (round to nearest even; float64 to
+// float16/bfloat16 goes through float32, as torch does); same shape and device.
+HETKERN_API void cast(TensorView out, TensorView x);
+
 // ---- Ops: [activation] activations and gated activations
 
 // ---- Ops: [reduce] row and whole-array reductions

@@ -17,6 +17,7 @@ from ._lib import include_dir, library_path, pkgconfig_dir
 from ._ops import scale
 
 # [elementwise]
+from ._elementwise import add, axpby, cast, div, mul, sub
 # [activation]
 # [reduce]
 from ._reduce import dot, max, norm, sum  # noqa: A004 (hetkern.sum/max shadow the builtins on purpose)
@@ -112,6 +113,12 @@ __all__ = [
     "set_cpu_target",
     "set_num_threads",
     # [elementwise]
+    "add",
+    "axpby",
+    "cast",
+    "div",
+    "mul",
+    "sub",
     # [activation]
     # [reduce]
     "dot",

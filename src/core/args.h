@@ -53,6 +53,33 @@ struct UnaryArgs {
 
 // [elementwise] binary ops, axpby, cast
 
+// out = f(x, y) over n contiguous elements, y repeating every y_period
+// elements: the trailing-dims broadcast of an (N, D) x with a (D,) y has
+// y_period == D; y_period == n when y has x's shape, 1 for a one-element y.
+// out may equal x, or y when y_period == n; no other overlap is allowed.
+struct BinaryArgs {
+  DType dtype;
+  DLDevice device;
+  int64_t n;
+  const void* x;
+  const void* y;
+  int64_t y_period;
+  void* out;
+};
+
+enum class BinaryOp : uint8_t { kAdd, kSub, kMul, kDiv };
+
+// out = x converted from in_dtype to out_dtype over n contiguous elements;
+// out and x do not overlap unless in_dtype == out_dtype and out == x.
+struct CastArgs {
+  DType in_dtype;
+  DType out_dtype;
+  DLDevice device;
+  int64_t n;
+  const void* x;
+  void* out;
+};
+
 // [activation] activations and gated activations
 
 // [reduce] row and whole-array reductions

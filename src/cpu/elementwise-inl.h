@@ -1,5 +1,5 @@
-// Elementwise loops shared by the elementwise CPU kernels: read storage type T,
-// apply a functor on compute-type vectors, write T back.
+// Elementwise loops shared by the elementwise CPU kernels: read storage types,
+// apply a functor on compute-type vectors, write the storage type back.
 
 #if defined(HETKERN_CPU_ELEMENTWISE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef HETKERN_CPU_ELEMENTWISE_INL_H_
@@ -9,6 +9,8 @@
 #endif
 
 #include <stddef.h>
+
+#include <type_traits>
 
 #include <hwy/highway.h>
 
@@ -20,22 +22,95 @@ namespace cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// out[i] = op(d, x[i]) for i in [0, n). `op` is called with a full-width tag
-// and then, for the tail, with a 1-lane tag, so one body serves both.
-// out may equal x (in place); no other overlap is allowed.
-template <class T, class Op>
-HWY_INLINE void MapUnary(const T* x, T* out, size_t n, const Op& op) {
-  using C = ComputeType<T>;
+// Calls body(d, i) for every full vector of lane type C in [0, n), then
+// body(d1, i) with a 1-lane tag for each element of the tail, so one body
+// (written once, for any tag) serves both.
+template <class C, class Body>
+HWY_INLINE void ForEachVector(size_t n, const Body& body) {
   const hn::ScalableTag<C> d;
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    StoreAs(op(d, LoadAs(d, x + i)), d, out + i);
-  }
+  for (; i + lanes <= n; i += lanes) body(d, i);
   const hn::CappedTag<C, 1> d1;
-  for (; i < n; ++i) {
-    StoreAs(op(d1, LoadAs(d1, x + i)), d1, out + i);
+  for (; i < n; ++i) body(d1, i);
+}
+
+// out[i] = op(d, x[i]) for i in [0, n). out may equal x; no other overlap.
+template <class T, class Op>
+HWY_INLINE void MapUnary(const T* x, T* out, size_t n, const Op& op) {
+  ForEachVector<ComputeType<T>>(n, [&](auto d, size_t i) HWY_ATTR {
+    StoreAs(op(d, LoadAs(d, x + i)), d, out + i);
+  });
+}
+
+// out[i] = op(d, x[i], y[i]) for i in [0, n). out may equal x or y.
+template <class T, class Op>
+HWY_INLINE void MapBinary(const T* x, const T* y, T* out, size_t n, const Op& op) {
+  ForEachVector<ComputeType<T>>(n, [&](auto d, size_t i) HWY_ATTR {
+    StoreAs(op(d, LoadAs(d, x + i), LoadAs(d, y + i)), d, out + i);
+  });
+}
+
+// Elements [begin, end) of out = op(x, y) where y repeats every `period`
+// elements (the trailing-dims broadcast): one MapBinary per stretch of x that
+// meets one contiguous stretch of y.
+template <class T, class Op>
+HWY_INLINE void MapBinaryPeriodic(const T* x, const T* y, size_t period, T* out, size_t begin,
+                                  size_t end, const Op& op) {
+  size_t phase = begin % period;
+  for (size_t i = begin; i < end; phase = 0) {
+    const size_t len = HWY_MIN(period - phase, end - i);
+    MapBinary(x + i, y + phase, out + i, len, op);
+    i += len;
   }
+}
+
+// float64 -> float32 vector, round to nearest even, overflow to inf.
+template <class DF, class V64>
+HWY_INLINE hn::Vec<DF> F64ToF32(DF df, V64 v) {
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+  // Highway 1.0.3 emulates DemoteTo by clamping to +-FLT_MAX (inf included);
+  // the C++ conversion is the IEEE one.
+  const hn::Rebind<double, DF> dd;
+  HWY_ALIGN double wide[hn::MaxLanes(dd)];
+  HWY_ALIGN float narrow[hn::MaxLanes(df)];
+  hn::Store(v, dd, wide);
+  for (size_t i = 0; i < hn::Lanes(df); ++i) narrow[i] = static_cast<float>(wide[i]);
+  return hn::Load(df, narrow);
+#else
+  return hn::DemoteTo(df, v);  // cvtpd2ps and equivalents: IEEE
+#endif
+}
+
+// A compute vector converted to compute type TFromD<DTo> (same lane count).
+template <class DTo, class V>
+HWY_INLINE hn::Vec<DTo> ConvertCompute(DTo d_to, V v) {
+  using From = hn::TFromV<V>;
+  using To = hn::TFromD<DTo>;
+  if constexpr (hwy::IsSame<From, To>()) {
+    return v;
+  } else if constexpr (hwy::IsSame<To, double>()) {
+    return hn::PromoteTo(d_to, v);  // exact
+  } else {
+    return F64ToF32(d_to, v);
+  }
+}
+
+// out[i] = x[i] converted from storage type TIn to TOut: loaded exactly into
+// TIn's compute type, converted between compute types (rounding only from
+// double to float), stored with one rounding to TOut. float64 -> float16 /
+// bfloat16 thus rounds twice, through float32, as torch does.
+template <class TIn, class TOut>
+HWY_INLINE void MapConvert(const TIn* x, TOut* out, size_t n) {
+  using CIn = ComputeType<TIn>;
+  using COut = ComputeType<TOut>;
+  // Iterate with the wider compute type's lane count; the other is rebound.
+  using CWide = std::conditional_t<sizeof(CIn) >= sizeof(COut), CIn, COut>;
+  ForEachVector<CWide>(n, [&](auto d, size_t i) HWY_ATTR {
+    const hn::Rebind<CIn, decltype(d)> d_in;
+    const hn::Rebind<COut, decltype(d)> d_out;
+    StoreAs(ConvertCompute(d_out, LoadAs(d_in, x + i)), d_out, out + i);
+  });
 }
 
 }  // namespace HWY_NAMESPACE

@@ -1,4 +1,6 @@
-// CUDA kernels of the elementwise ops.
+// CUDA kernels of the elementwise ops. Arithmetic goes through the _rn
+// intrinsics: nvcc contracts a*b + c into an FMA by default, and torch's
+// results (one rounding per operation) are the contract.
 #include "src/core/kernels.h"
 #include "src/cuda/elementwise.cuh"
 
@@ -12,10 +14,110 @@ struct ScaleOp {
 };
 
 void Scale(const UnaryArgs& args, double factor) {
-  MapUnary(args, [&](auto compute) {
-    using C = typename decltype(compute)::type;
+  MapUnary(args, [&](auto tag) {
+    using C = typename CudaTypes<typename decltype(tag)::type>::Compute;
     // Rounded to the compute type first, as torch does.
     return ScaleOp<C>{static_cast<C>(factor)};
+  });
+}
+
+__device__ inline float AddRn(float a, float b) { return __fadd_rn(a, b); }
+__device__ inline double AddRn(double a, double b) { return __dadd_rn(a, b); }
+__device__ inline float SubRn(float a, float b) { return __fsub_rn(a, b); }
+__device__ inline double SubRn(double a, double b) { return __dsub_rn(a, b); }
+__device__ inline float MulRn(float a, float b) { return __fmul_rn(a, b); }
+__device__ inline double MulRn(double a, double b) { return __dmul_rn(a, b); }
+// IEEE division (never a reciprocal multiply, whatever the flags).
+__device__ inline float DivRn(float a, float b) { return __fdiv_rn(a, b); }
+__device__ inline double DivRn(double a, double b) { return __ddiv_rn(a, b); }
+
+template <BinaryOp kOp>
+struct BinaryFn {
+  template <class C>
+  __device__ C operator()(C x, C y) const {
+    if constexpr (kOp == BinaryOp::kAdd) return AddRn(x, y);
+    if constexpr (kOp == BinaryOp::kSub) return SubRn(x, y);
+    if constexpr (kOp == BinaryOp::kMul) return MulRn(x, y);
+    if constexpr (kOp == BinaryOp::kDiv) return DivRn(x, y);
+  }
+};
+
+// Calls fn(BinaryFn<op>{}) for the runtime `op`.
+template <class Fn>
+void VisitBinaryOp(BinaryOp op, Fn&& fn) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return fn(BinaryFn<BinaryOp::kAdd>{});
+    case BinaryOp::kSub:
+      return fn(BinaryFn<BinaryOp::kSub>{});
+    case BinaryOp::kMul:
+      return fn(BinaryFn<BinaryOp::kMul>{});
+    case BinaryOp::kDiv:
+      return fn(BinaryFn<BinaryOp::kDiv>{});
+  }
+}
+
+// A binary functor with y a number already rounded to the compute type C.
+template <class C, class Fn>
+struct WithScalarY {
+  Fn fn;
+  C y;
+  __device__ C operator()(C x) const { return fn(x, y); }
+};
+
+template <class C>
+struct AxpbyFn {
+  C a, b;
+  __device__ C operator()(C x, C y) const { return AddRn(MulRn(a, x), MulRn(b, y)); }
+};
+
+void Binary(const BinaryArgs& args, BinaryOp op) {
+  VisitBinaryOp(op, [&](auto fn) { MapBinary(args, [&](auto) { return fn; }); });
+}
+
+void BinaryScalar(const UnaryArgs& args, BinaryOp op, double y) {
+  VisitBinaryOp(op, [&](auto fn) {
+    MapUnary(args, [&](auto tag) {
+      using C = typename CudaTypes<typename decltype(tag)::type>::Compute;
+      // Rounded to the compute type first, as torch does.
+      return WithScalarY<C, decltype(fn)>{fn, static_cast<C>(y)};
+    });
+  });
+}
+
+void Axpby(const BinaryArgs& args, double a, double b) {
+  MapBinary(args, [&](auto tag) {
+    using C = typename CudaTypes<typename decltype(tag)::type>::Compute;
+    return AxpbyFn<C>{static_cast<C>(a), static_cast<C>(b)};
+  });
+}
+
+// Compute type to compute type; double -> float rounds to nearest even, so
+// float64 -> float16/bfloat16 rounds through float32 as torch does.
+template <class CIn, class COut>
+struct CastFn {
+  __device__ COut operator()(CIn v) const { return static_cast<COut>(v); }
+};
+
+void Cast(const CastArgs& args) {
+  if (args.n == 0) return;
+  if (args.in_dtype == args.out_dtype) {
+    // Identity: a copy keeps every bit (NaN payloads included), as x.to(x.dtype) does.
+    if (args.out == args.x) return;
+    DeviceScope scope(args.device);
+    HETKERN_CUDA_CHECK(cudaMemcpyAsync(args.out, args.x, args.n * DTypeSizeOf(args.in_dtype),
+                                       cudaMemcpyDeviceToDevice, scope.stream()));
+    return;
+  }
+  VisitCudaType(args.in_dtype, [&](auto in_tag) {
+    VisitCudaType(args.out_dtype, [&](auto out_tag) {
+      using TIn = typename decltype(in_tag)::type;
+      using TOut = typename decltype(out_tag)::type;
+      using CIn = typename CudaTypes<TIn>::Compute;
+      using COut = typename CudaTypes<TOut>::Compute;
+      LaunchMapUnary(args.device, static_cast<const TIn*>(args.x), static_cast<TOut*>(args.out),
+                     args.n, CastFn<CIn, COut>{});
+    });
   });
 }
 

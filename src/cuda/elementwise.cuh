@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "src/cuda/common.cuh"
 
@@ -16,54 +17,168 @@ struct alignas(sizeof(T) * kLanes) Pack {
   T lane[kLanes];
 };
 
-// out[i] = op(x[i]) in the compute type; out may equal x.
-template <class T, int kLanes, class Op>
-__global__ void MapUnaryKernel(const T* x, T* out, int64_t n, int64_t head, Op op) {
-  using Types = CudaTypes<T>;
+constexpr int kStreamingThreads = 256;
+
+// Elements before the first index i at which both p + i and q + i start a
+// kLanes pack of their own type, or -1 when no such i exists (the two are out
+// of phase and must be accessed one element at a time).
+template <int kLanes, class P, class Q>
+int64_t CommonHead(const P* p, const Q* q) {
+  const auto head_of = [](auto* ptr) {
+    using E = std::remove_cv_t<std::remove_pointer_t<decltype(ptr)>>;
+    const auto misalign = reinterpret_cast<uintptr_t>(ptr) % (sizeof(E) * kLanes) / sizeof(E);
+    return static_cast<int64_t>((kLanes - misalign) % kLanes);
+  };
+  const int64_t head = head_of(p);
+  return head == head_of(q) ? head : -1;
+}
+
+// out[i] = op(x[i]) with x read as TIn's compute type and the result stored
+// as TOut (op returns TOut's compute type). out may equal x when TIn == TOut.
+template <class TIn, class TOut, int kLanes, class Op>
+__global__ void MapUnaryKernel(const TIn* x, TOut* out, int64_t n, int64_t head, Op op) {
+  const auto f = [&](TIn v) { return CudaTypes<TOut>::Store(op(CudaTypes<TIn>::Load(v))); };
   const int64_t thread = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int64_t threads = int64_t{gridDim.x} * blockDim.x;
-  if (thread < head) out[thread] = Types::Store(op(Types::Load(x[thread])));
+  if (thread < head) out[thread] = f(x[thread]);
   const int64_t packs = (n - head) / kLanes;
-  const auto* xp = reinterpret_cast<const Pack<T, kLanes>*>(x + head);
-  auto* op_out = reinterpret_cast<Pack<T, kLanes>*>(out + head);
+  const auto* x_packs = reinterpret_cast<const Pack<TIn, kLanes>*>(x + head);
+  auto* out_packs = reinterpret_cast<Pack<TOut, kLanes>*>(out + head);
   for (int64_t p = thread; p < packs; p += threads) {
-    Pack<T, kLanes> v = xp[p];
+    const Pack<TIn, kLanes> v = x_packs[p];
+    Pack<TOut, kLanes> r;
 #pragma unroll
-    for (int k = 0; k < kLanes; ++k) v.lane[k] = Types::Store(op(Types::Load(v.lane[k])));
-    op_out[p] = v;
+    for (int k = 0; k < kLanes; ++k) r.lane[k] = f(v.lane[k]);
+    out_packs[p] = r;
+  }
+  for (int64_t i = head + packs * kLanes + thread; i < n; i += threads) out[i] = f(x[i]);
+}
+
+// Launches MapUnaryKernel over n elements on the caller's stream: packs of
+// 16 bytes of the wider type when x and out share their phase, else 1 lane.
+template <class TIn, class TOut, class Op>
+void LaunchMapUnary(DLDevice device, const TIn* x, TOut* out, int64_t n, const Op& op) {
+  if (n == 0) return;
+  DeviceScope scope(device);
+  constexpr int kLanes = 16 / std::max(sizeof(TIn), sizeof(TOut));
+  const int64_t head = CommonHead<kLanes>(x, out);
+  if (head >= 0) {
+    const int64_t clamped = std::min(head, n);
+    const int64_t work = clamped + (n - clamped) / kLanes;
+    MapUnaryKernel<TIn, TOut, kLanes>
+        <<<scope.StreamingBlocks(work, kStreamingThreads), kStreamingThreads, 0, scope.stream()>>>(
+            x, out, n, clamped, op);
+  } else {
+    MapUnaryKernel<TIn, TOut, 1>
+        <<<scope.StreamingBlocks(n, kStreamingThreads), kStreamingThreads, 0, scope.stream()>>>(
+            x, out, n, 0, op);
+  }
+  CheckLaunch();
+}
+
+// out = op(x) for same-typed x and out. `make_op` receives a TypeTag of the
+// storage type and returns the functor on its compute type.
+template <class MakeOp>
+void MapUnary(const UnaryArgs& args, MakeOp&& make_op) {
+  VisitCudaType(args.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    LaunchMapUnary(args.device, static_cast<const T*>(args.x), static_cast<T*>(args.out), args.n,
+                   make_op(tag));
+  });
+}
+
+// out[i] = op(x[i], y[i % period]) in the compute type; period == n when y
+// has x's shape. x and out are accessed in packs of kLanes; y too when
+// kPackedY (then every pack's y elements are one aligned pack of y), else one
+// element at a time. The phase of y in each thread's next pack advances by a
+// constant step, so the loop has no division.
+template <class T, int kLanes, bool kPackedY, class Op>
+__global__ void MapBinaryKernel(const T* x, const T* y, int64_t period, T* out, int64_t n,
+                                int64_t head, Op op) {
+  using Types = CudaTypes<T>;
+  const auto f = [&](T a, T b) { return Types::Store(op(Types::Load(a), Types::Load(b))); };
+  const int64_t thread = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  const int64_t threads = int64_t{gridDim.x} * blockDim.x;
+  if (thread < head) out[thread] = f(x[thread], y[thread % period]);
+  const int64_t packs = (n - head) / kLanes;
+  const auto* x_packs = reinterpret_cast<const Pack<T, kLanes>*>(x + head);
+  auto* out_packs = reinterpret_cast<Pack<T, kLanes>*>(out + head);
+  const int64_t step = threads * kLanes % period;
+  int64_t phase = thread < packs ? (head + thread * kLanes) % period : 0;
+  for (int64_t p = thread; p < packs; p += threads) {
+    Pack<T, kLanes> v = x_packs[p];
+    Pack<T, kLanes> w;
+    if constexpr (kPackedY) {
+      w = *reinterpret_cast<const Pack<T, kLanes>*>(y + phase);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kLanes; ++k) {
+        int64_t j = phase + k;
+        if (j >= period) j %= period;
+        w.lane[k] = y[j];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kLanes; ++k) v.lane[k] = f(v.lane[k], w.lane[k]);
+    out_packs[p] = v;
+    phase += step;
+    if (phase >= period) phase -= period;
   }
   for (int64_t i = head + packs * kLanes + thread; i < n; i += threads) {
-    out[i] = Types::Store(op(Types::Load(x[i])));
+    out[i] = f(x[i], y[i % period]);
   }
 }
 
-// Launches MapUnaryKernel on the caller's stream. `make_op` receives a
-// TypeTag of the compute type and returns the functor for it.
+// A binary functor with y one element in device memory. Validation refused
+// any overlap of out with such a y, so the read-only cache may serve it.
+template <class T, class Op>
+struct WithDeviceScalarY {
+  Op op;
+  const T* y;
+  __device__ typename CudaTypes<T>::Compute operator()(typename CudaTypes<T>::Compute x) const {
+    return op(x, CudaTypes<T>::Load(__ldg(y)));
+  }
+};
+
+// out = op(x, y) over BinaryArgs (y periodic). `make_op` as for MapUnary; a
+// one-element y (period 1, n > 1) is read once per element from the
+// read-only cache by a unary kernel instead.
 template <class MakeOp>
-void MapUnary(const UnaryArgs& args, MakeOp&& make_op) {
+void MapBinary(const BinaryArgs& args, MakeOp&& make_op) {
   if (args.n == 0) return;
-  DeviceScope scope(args.device);
   VisitCudaType(args.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = typename CudaTypes<T>::Compute;
     constexpr int kLanes = 16 / sizeof(T);
     const auto* x = static_cast<const T*>(args.x);
+    const auto* y = static_cast<const T*>(args.y);
     auto* out = static_cast<T*>(args.out);
-    // Vectorise only when x and out share their offset within 16 bytes.
-    const auto x_addr = reinterpret_cast<uintptr_t>(x);
-    const bool same_phase = (x_addr % 16) == (reinterpret_cast<uintptr_t>(out) % 16);
-    const int64_t head =
-        same_phase ? std::min<int64_t>(args.n, ((16 - x_addr % 16) % 16) / sizeof(T)) : args.n;
-    constexpr int kThreads = 256;
-    const int64_t work = same_phase ? head + (args.n - head) / kLanes : args.n;
-    const auto op = make_op(TypeTag<C>{});
-    if (same_phase) {
-      MapUnaryKernel<T, kLanes><<<scope.StreamingBlocks(work, kThreads), kThreads, 0,
-                                  scope.stream()>>>(x, out, args.n, head, op);
+    const auto op = make_op(tag);
+    const int64_t n = args.n, period = args.y_period;
+    if (period == 1 && n > 1) {
+      LaunchMapUnary(args.device, x, out, n, WithDeviceScalarY<T, decltype(op)>{op, y});
+      return;
+    }
+    DeviceScope scope(args.device);
+    const auto launch = [&](auto lanes, auto packed_y, int64_t head) {
+      constexpr int kL = decltype(lanes)::value;
+      const int64_t work = head + (n - head) / kL;
+      MapBinaryKernel<T, kL, decltype(packed_y)::value>
+          <<<scope.StreamingBlocks(work, kStreamingThreads), kStreamingThreads, 0,
+             scope.stream()>>>(x, y, period, out, n, head, op);
+    };
+    using Vector = std::integral_constant<int, kLanes>;
+    using Scalar = std::integral_constant<int, 1>;
+    const int64_t head = CommonHead<kLanes>(x, out);
+    // y's packs line up with x's when y shares the phase and either has x's
+    // shape or rows of whole packs starting at an aligned x.
+    const bool packed_y = head >= 0 && CommonHead<kLanes>(x, y) == head &&
+                          (period == n || (head == 0 && period % kLanes == 0));
+    if (head < 0) {
+      launch(Scalar{}, std::true_type{}, 0);
+    } else if (packed_y) {
+      launch(Vector{}, std::true_type{}, std::min(head, n));
     } else {
-      // Misaligned relative to each other: 1-lane packs.
-      MapUnaryKernel<T, 1><<<scope.StreamingBlocks(work, kThreads), kThreads, 0, scope.stream()>>>(
-          x, out, args.n, 0, op);
+      launch(Vector{}, std::false_type{}, std::min(head, n));
     }
     CheckLaunch();
   });
