@@ -21,6 +21,7 @@ from ._ops import scale
 # [reduce]
 # [norm]
 # [softmax]
+from ._softmax import log_softmax, softmax
 # [rope]
 
 __version__: str = _lib.module.version()
@@ -114,5 +115,7 @@ __all__ = [
     # [reduce]
     # [norm]
     # [softmax]
+    "log_softmax",
+    "softmax",
     # [rope]
 ]

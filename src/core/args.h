@@ -61,6 +61,18 @@ struct UnaryArgs {
 
 // [softmax] softmax, log_softmax
 
+// out[r, :] = softmax(x[r, :]) (or log_softmax when `log`) over rows of
+// `cols` contiguous elements; out == x is allowed.
+struct SoftmaxArgs {
+  DType dtype;
+  DLDevice device;
+  int64_t rows;
+  int64_t cols;
+  const void* x;
+  void* out;
+  bool log;
+};
+
 // [rope] rotary embedding
 
 }  // namespace hetkern
