@@ -69,8 +69,26 @@ HWY_INLINE SoftmaxPartial RunPartial(D d, const T* HWY_RESTRICT x, size_t n) {
   // exp(x - max) <= 1. Highway's Exp gives 0 for -inf and for NaN, so -inf
   // entries, and lanes when the max is -inf or +inf, add nothing; such rows
   // and NaN are settled by FinishRow.
+  // Summed in blocks of kSumBlock vectors, each over four accumulators: no
+  // chain of dependent adds is longer than 16 + n / (kSumBlock * lanes), which
+  // keeps the error of narrow targets close to that of wide ones (and the
+  // four independent Exp chains overlap).
+  constexpr size_t kSumBlock = 64;
+  const auto exp_at = [&](size_t j) HWY_ATTR { return hn::Exp(d, hn::Sub(LoadAs(d, x + j), max)); };
   auto sum = hn::Zero(d);
-  for (i = 0; i < n; i += lanes) sum = hn::Add(sum, hn::Exp(d, hn::Sub(LoadAs(d, x + i), max)));
+  i = 0;
+  while (i + 4 * lanes <= n) {
+    const size_t block_end = HWY_MIN(n - n % (4 * lanes), i + kSumBlock * lanes);
+    auto sum0 = hn::Zero(d), sum1 = sum0, sum2 = sum0, sum3 = sum0;
+    for (; i < block_end; i += 4 * lanes) {
+      sum0 = hn::Add(sum0, exp_at(i));
+      sum1 = hn::Add(sum1, exp_at(i + lanes));
+      sum2 = hn::Add(sum2, exp_at(i + 2 * lanes));
+      sum3 = hn::Add(sum3, exp_at(i + 3 * lanes));
+    }
+    sum = hn::Add(sum, hn::Add(hn::Add(sum0, sum1), hn::Add(sum2, sum3)));
+  }
+  for (; i < n; i += lanes) sum = hn::Add(sum, exp_at(i));
   p.max = static_cast<double>(hn::GetLane(max));
   p.sum = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum)));
   p.nan = !hn::AllFalse(d, hn::MaskFromVec(nan));
