@@ -155,11 +155,12 @@ def test_shapes(shape, op):
 @pytest.mark.parametrize("op", OPS, ids=OP_IDS)
 def test_in_place(cpu_target, op):
     ours, theirs = op
-    for rows, length in ((2, 17), (2, 4097), (1, HUGE)):  # one long row: split among threads
-        x = rows_of(rows, length, torch.bfloat16, offset=1)
-        x_copy = x.clone()
-        assert ours(x, out=x) is x
-        check(x, x_copy, theirs)
+    for dtype in (torch.bfloat16, torch.float32):  # exps recomputed / kept in out
+        for rows, length in ((2, 17), (2, 4097), (1, HUGE)):  # one long row: split among threads
+            x = rows_of(rows, length, dtype, offset=1)
+            x_copy = x.clone()
+            assert ours(x, out=x) is x
+            check(x, x_copy, theirs)
 
 
 @pytest.mark.parametrize("op", OPS, ids=OP_IDS)

@@ -8,7 +8,9 @@
 // among threads. Few long rows: segments, then elements, are split among
 // threads; both ways compute the same partials in the same order.
 #include <stddef.h>
+#include <stdint.h>
 
+#include <limits>
 #include <vector>
 
 #include "src/core/kernels.h"
@@ -35,50 +37,69 @@ HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
   VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
 }
 
-// Partial of x[0, n), n a multiple of Lanes(d): lane-wise max, then the sum
-// of exp(x - max) per lane, then the lanes' sum. Called with full vectors and
-// with a 1-lane tag for the tail.
-template <class D, class T>
-HWY_INLINE SoftmaxPartial RunPartial(D d, const T* HWY_RESTRICT x, size_t n) {
+template <class T>
+HWY_INLINE T NegativeInfinity() {
+  if constexpr (hwy::IsSame<T, hwy::float16_t>() || hwy::IsSame<T, hwy::bfloat16_t>()) {
+    T v;
+    const uint16_t bits = hwy::IsSame<T, hwy::float16_t>() ? 0xFC00u : 0xFF80u;
+    hwy::CopySameSize(&bits, &v);
+    return v;
+  } else {
+    return -std::numeric_limits<T>::infinity();
+  }
+}
+
+// Partial of one segment x[0, n), n <= kSoftmaxSegment: a max pass, then a
+// pass summing exp(x - max), both over full vectors; the last partial vector
+// is padded with -inf, which changes neither max nor sum. When `exps` is not
+// null, exp(x - max) is also stored there (n elements): for a row of one
+// segment, the write pass then only scales.
+template <class T, class C>
+HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
+  static_assert(hwy::IsSame<C, ComputeType<T>>(), "exps are in the compute type");
+  const hn::ScalableTag<C> d;
   const size_t lanes = hn::Lanes(d);
-  SoftmaxPartial p;
-  if (n == 0) return p;
-  using C = hn::TFromD<D>;
-  // Max is exact, so four independent accumulators change no result; they
-  // only break the dependency chain.
-  auto max0 = hn::Set(d, static_cast<C>(-HUGE_VAL)), max1 = max0, max2 = max0, max3 = max0;
-  auto nan = hn::Zero(d);  // NaN lanes seen; Max's NaN handling is target-specific
-  size_t i = 0;
-  for (; i + 4 * lanes <= n; i += 4 * lanes) {
-    const auto v0 = LoadAs(d, x + i), v1 = LoadAs(d, x + i + lanes);
-    const auto v2 = LoadAs(d, x + i + 2 * lanes), v3 = LoadAs(d, x + i + 3 * lanes);
-    max0 = hn::Max(max0, v0);
-    max1 = hn::Max(max1, v1);
-    max2 = hn::Max(max2, v2);
-    max3 = hn::Max(max3, v3);
-    const auto any_nan = hn::Or(hn::Or(hn::VecFromMask(d, hn::IsNaN(v0)), hn::VecFromMask(d, hn::IsNaN(v1))),
-                                hn::Or(hn::VecFromMask(d, hn::IsNaN(v2)), hn::VecFromMask(d, hn::IsNaN(v3))));
-    nan = hn::Or(nan, any_nan);
-  }
-  for (; i < n; i += lanes) {
-    const auto v = LoadAs(d, x + i);
-    max0 = hn::Max(max0, v);
+  const size_t full = n / lanes * lanes, rest = n - full;
+  HWY_ALIGN T padded[HWY_MAX_BYTES / sizeof(C)];
+  for (size_t j = 0; j < lanes; ++j) padded[j] = j < rest ? x[full + j] : NegativeInfinity<T>();
+
+  // Max is exact, so four accumulators change no result; they only break
+  // the dependency chain. NaN lanes are tracked apart: Max's handling of NaN
+  // differs between targets.
+  auto max0 = hn::Set(d, -std::numeric_limits<C>::infinity()), max1 = max0, max2 = max0,
+       max3 = max0;
+  auto nan = hn::Zero(d);
+  const auto visit_max = [&](hn::Vec<decltype(d)>& acc, hn::Vec<decltype(d)> v) HWY_ATTR {
+    acc = hn::Max(acc, v);
     nan = hn::Or(nan, hn::VecFromMask(d, hn::IsNaN(v)));
+  };
+  size_t i = 0;
+  for (; i + 4 * lanes <= full; i += 4 * lanes) {
+    visit_max(max0, LoadAs(d, x + i));
+    visit_max(max1, LoadAs(d, x + i + lanes));
+    visit_max(max2, LoadAs(d, x + i + 2 * lanes));
+    visit_max(max3, LoadAs(d, x + i + 3 * lanes));
   }
+  for (; i < full; i += lanes) visit_max(max0, LoadAs(d, x + i));
+  if (rest) visit_max(max1, LoadAs(d, padded));
   const auto max = hn::MaxOfLanes(d, hn::Max(hn::Max(max0, max1), hn::Max(max2, max3)));
+
   // exp(x - max) <= 1. Highway's Exp gives 0 for -inf and for NaN, so -inf
   // entries, and lanes when the max is -inf or +inf, add nothing; such rows
-  // and NaN are settled by FinishRow.
-  // Summed in blocks of kSumBlock vectors, each over four accumulators: no
-  // chain of dependent adds is longer than 16 + n / (kSumBlock * lanes), which
-  // keeps the error of narrow targets close to that of wide ones (and the
-  // four independent Exp chains overlap).
+  // and NaN are settled by FinishRow. Summed in blocks of kSumBlock vectors,
+  // each over four accumulators: no chain of dependent adds is longer than
+  // 16 + n / (kSumBlock * lanes), which keeps narrow targets as accurate as
+  // wide ones (and lets four Exp chains overlap).
   constexpr size_t kSumBlock = 64;
-  const auto exp_at = [&](size_t j) HWY_ATTR { return hn::Exp(d, hn::Sub(LoadAs(d, x + j), max)); };
+  const auto exp_at = [&](size_t j) HWY_ATTR {
+    const auto e = hn::Exp(d, hn::Sub(LoadAs(d, x + j), max));
+    if (exps != nullptr) hn::StoreU(e, d, exps + j);
+    return e;
+  };
   auto sum = hn::Zero(d);
   i = 0;
-  while (i + 4 * lanes <= n) {
-    const size_t block_end = HWY_MIN(n - n % (4 * lanes), i + kSumBlock * lanes);
+  while (i + 4 * lanes <= full) {
+    const size_t block_end = HWY_MIN(full - full % (4 * lanes), i + kSumBlock * lanes);
     auto sum0 = hn::Zero(d), sum1 = sum0, sum2 = sum0, sum3 = sum0;
     for (; i < block_end; i += 4 * lanes) {
       sum0 = hn::Add(sum0, exp_at(i));
@@ -88,28 +109,30 @@ HWY_INLINE SoftmaxPartial RunPartial(D d, const T* HWY_RESTRICT x, size_t n) {
     }
     sum = hn::Add(sum, hn::Add(hn::Add(sum0, sum1), hn::Add(sum2, sum3)));
   }
-  for (; i < n; i += lanes) sum = hn::Add(sum, exp_at(i));
+  for (; i < full; i += lanes) sum = hn::Add(sum, exp_at(i));
+  if (rest) {
+    const auto e = hn::Exp(d, hn::Sub(LoadAs(d, padded), max));
+    sum = hn::Add(sum, e);
+    if (exps != nullptr) {
+      HWY_ALIGN C tail[HWY_MAX_BYTES / sizeof(C)];
+      hn::Store(e, d, tail);
+      for (size_t j = 0; j < rest; ++j) exps[full + j] = tail[j];
+    }
+  }
+  SoftmaxPartial p;
   p.max = static_cast<double>(hn::GetLane(max));
   p.sum = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum)));
   p.nan = !hn::AllFalse(d, hn::MaskFromVec(nan));
   return p;
 }
 
-// Partial of one segment x[0, n), n <= kSoftmaxSegment.
-template <class T>
-HWY_INLINE SoftmaxPartial SegmentPartial(const T* HWY_RESTRICT x, size_t n) {
-  using C = ComputeType<T>;
-  const hn::ScalableTag<C> d;
-  const size_t full = n / hn::Lanes(d) * hn::Lanes(d);
-  return Combine(RunPartial(d, x, full), RunPartial(hn::CappedTag<C, 1>(), x + full, n - full));
-}
-
-// Partial of a whole row: its segments combined left to right.
+// Partial of a whole row: its segments folded left to right.
 template <class T>
 HWY_INLINE SoftmaxPartial RowPartial(const T* HWY_RESTRICT x, size_t cols) {
-  SoftmaxPartial p;
-  for (size_t begin = 0; begin < cols; begin += kSoftmaxSegment) {
-    p = Combine(p, SegmentPartial(x + begin, HWY_MIN(kSoftmaxSegment, cols - begin)));
+  using C = ComputeType<T>;
+  SoftmaxPartial p = SegmentPartial<T, C>(x, HWY_MIN(kSoftmaxSegment, cols), nullptr);
+  for (size_t begin = kSoftmaxSegment; begin < cols; begin += kSoftmaxSegment) {
+    p = Combine(p, SegmentPartial<T, C>(x + begin, HWY_MIN(kSoftmaxSegment, cols - begin), nullptr));
   }
   return p;
 }
@@ -132,7 +155,19 @@ struct LogSoftmaxOp {
   }
 };
 
-// out[0, n) from x[0, n), all of one row with the given scale.
+// out[0, n) = exps[0, n) * factor in the storage type: the same values as
+// SoftmaxOp gives when exps holds exp(x - max). exps may alias out.
+template <class T, class C>
+HWY_INLINE void ScaleExps(const C* exps, T* out, size_t n, C factor) {
+  const hn::ScalableTag<C> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) StoreAs(hn::Mul(hn::LoadU(d, exps + i), hn::Set(d, factor)), d, out + i);
+  const hn::CappedTag<C, 1> d1;
+  for (; i < n; ++i) StoreAs(hn::Mul(hn::LoadU(d1, exps + i), hn::Set(d1, factor)), d1, out + i);
+}
+
+// out[0, n) from x[0, n), part of one row with the given scale.
 template <class T>
 HWY_INLINE void WriteRun(const T* x, T* out, size_t n, const SoftmaxRowScale& s, bool log) {
   using C = ComputeType<T>;
@@ -143,28 +178,72 @@ HWY_INLINE void WriteRun(const T* x, T* out, size_t n, const SoftmaxRowScale& s,
   }
 }
 
-// Whole rows, one after another.
+// Whole rows, one after another. Where exps are kept (in out, or for a
+// 16-bit row of one segment in a buffer) each is computed once; a kept exp
+// scaled for a one-segment row equals the recomputed one bit for bit.
 void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_t cols, bool log) {
   VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
+    using C = ComputeType<T>;
+    constexpr bool kSameType = hwy::IsSame<T, C>();
+    HWY_ALIGN C buffer[kSameType ? 1 : kSoftmaxSegment];
+    double segment_max[kSameType ? kSoftmaxMaxCachedSegments : 1];
     for (size_t r = 0; r < rows; ++r) {
       const T* xr = static_cast<const T*>(x) + r * cols;
-      WriteRun(xr, static_cast<T*>(out) + r * cols, cols, FinishRow(RowPartial(xr, cols)), log);
+      T* outr = static_cast<T*>(out) + r * cols;
+      if constexpr (kSameType) {
+        if (SoftmaxCachesExpsInOut(true, log, cols)) {
+          // out == x is fine: each segment of x is read before it is written.
+          SoftmaxPartial p;
+          for (size_t begin = 0, j = 0; begin < cols; begin += kSoftmaxSegment, ++j) {
+            const SoftmaxPartial pj = SegmentPartial<T, C>(xr + begin, HWY_MIN(kSoftmaxSegment, cols - begin), outr + begin);
+            segment_max[j] = pj.max;
+            p = j == 0 ? pj : Combine(p, pj);
+          }
+          const SoftmaxRowScale s = FinishRow(p, log);
+          for (size_t begin = 0, j = 0; begin < cols; begin += kSoftmaxSegment, ++j) {
+            ScaleExps(outr + begin, outr + begin, HWY_MIN(kSoftmaxSegment, cols - begin),
+                      static_cast<C>(SegmentFactor(segment_max[j], s)));
+          }
+          continue;
+        }
+      } else {
+        if (!log && cols <= kSoftmaxSegment) {
+          const SoftmaxRowScale s = FinishRow(SegmentPartial<T, C>(xr, cols, buffer), log);
+          ScaleExps(buffer, outr, cols, static_cast<C>(s.inv_sum));
+          continue;
+        }
+      }
+      WriteRun(xr, outr, cols, FinishRow(RowPartial(xr, cols), log), log);
     }
   });
 }
 
-void SoftmaxSegmentKernel(DType dtype, const void* x, size_t n, SoftmaxPartial* partial) {
+// The partial of x[0, n); exp(x - its max) stored to `exps` (of x's type,
+// float32/float64 only) unless null.
+void SoftmaxSegmentKernel(DType dtype, const void* x, size_t n, void* exps, SoftmaxPartial* partial) {
   VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
-    *partial = SegmentPartial(static_cast<const T*>(x), n);
+    using C = ComputeType<T>;
+    C* exps_c = nullptr;
+    if constexpr (hwy::IsSame<T, C>()) exps_c = static_cast<C*>(exps);
+    *partial = SegmentPartial<T, C>(static_cast<const T*>(x), n, exps_c);
   });
 }
 
+// out[0, n) of one row: from x with the row's scale, or, when `factor` is
+// not null, out *= *factor (out holding exps, float32/float64 only).
 void SoftmaxWriteKernel(DType dtype, const void* x, void* out, size_t n,
-                        const SoftmaxRowScale* scale, bool log) {
+                        const SoftmaxRowScale* scale, const double* factor, bool log) {
   VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
+    using C = ComputeType<T>;
+    if constexpr (hwy::IsSame<T, C>()) {
+      if (factor != nullptr) {
+        ScaleExps(static_cast<C*>(out), static_cast<T*>(out), n, static_cast<C>(*factor));
+        return;
+      }
+    }
     WriteRun(static_cast<const T*>(x), static_cast<T*>(out), n, *scale, log);
   });
 }
@@ -191,37 +270,45 @@ HWY_EXPORT(SoftmaxWriteKernel);
 namespace {
 
 // Fewer rows than threads, each long: the rows' segments are reduced in
-// parallel, combined per row in segment order (as RowPartial does), and the
-// write pass is split by elements.
+// parallel, folded per row in segment order (as RowPartial does), and the
+// write pass is split by elements; the same arithmetic as the row path.
 void SoftmaxSplitRows(const SoftmaxArgs& a) {
   const size_t elem = DTypeSizeOf(a.dtype);
   const auto* x = static_cast<const char*>(a.x);
   auto* out = static_cast<char*>(a.out);
-  const int64_t segments_per_row =
-      (a.cols + static_cast<int64_t>(kSoftmaxSegment) - 1) / static_cast<int64_t>(kSoftmaxSegment);
+  const bool same_type = a.dtype == DType::kFloat32 || a.dtype == DType::kFloat64;
+  const bool cache = SoftmaxCachesExpsInOut(same_type, a.log, static_cast<size_t>(a.cols));
+  const int64_t segment = static_cast<int64_t>(kSoftmaxSegment);
+  const int64_t segments_per_row = (a.cols + segment - 1) / segment;
   std::vector<SoftmaxPartial> partials(a.rows * segments_per_row);
+  std::vector<double> factors(cache ? partials.size() : 0);
   std::vector<SoftmaxRowScale> scales(a.rows);
-  const int64_t min_segments = kSoftmaxMinChunk / static_cast<int64_t>(kSoftmaxSegment);
-  ParallelFor(a.rows * segments_per_row, min_segments, 1, [&](int64_t begin, int64_t end) {
+  ParallelFor(a.rows * segments_per_row, kSoftmaxMinChunk / segment, 1, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      const int64_t row = i / segments_per_row;
-      const int64_t col = (i % segments_per_row) * static_cast<int64_t>(kSoftmaxSegment);
-      const int64_t n = std::min<int64_t>(kSoftmaxSegment, a.cols - col);
-      HWY_DYNAMIC_DISPATCH(SoftmaxSegmentKernel)(a.dtype, x + (row * a.cols + col) * elem,
-                                                 static_cast<size_t>(n), &partials[i]);
+      const int64_t offset = (i / segments_per_row) * a.cols + (i % segments_per_row) * segment;
+      const int64_t n = std::min<int64_t>(segment, a.cols - (i % segments_per_row) * segment);
+      HWY_DYNAMIC_DISPATCH(SoftmaxSegmentKernel)(a.dtype, x + offset * elem, static_cast<size_t>(n),
+                                                 cache ? out + offset * elem : nullptr, &partials[i]);
     }
   });
   for (int64_t row = 0; row < a.rows; ++row) {
-    SoftmaxPartial p;
-    for (int64_t s = 0; s < segments_per_row; ++s) p = Combine(p, partials[row * segments_per_row + s]);
-    scales[row] = FinishRow(p);
+    const SoftmaxPartial* row_partials = &partials[row * segments_per_row];
+    SoftmaxPartial p = row_partials[0];
+    for (int64_t s = 1; s < segments_per_row; ++s) p = Combine(p, row_partials[s]);
+    scales[row] = FinishRow(p, a.log);
+    for (int64_t s = 0; cache && s < segments_per_row; ++s) {
+      factors[row * segments_per_row + s] = SegmentFactor(row_partials[s].max, scales[row]);
+    }
   }
+  // Pieces end at segment boundaries, so each has one factor.
   ParallelFor(a.rows * a.cols, kSoftmaxMinChunk, 64, [&](int64_t begin, int64_t end) {
     while (begin < end) {
-      const int64_t row = begin / a.cols;
-      const int64_t stop = std::min(end, (row + 1) * a.cols);
+      const int64_t row = begin / a.cols, col = begin % a.cols;
+      const int64_t stop = std::min(end, row * a.cols + std::min(a.cols, (col / segment + 1) * segment));
+      const int64_t i = row * segments_per_row + col / segment;
       HWY_DYNAMIC_DISPATCH(SoftmaxWriteKernel)(a.dtype, x + begin * elem, out + begin * elem,
-                                               static_cast<size_t>(stop - begin), &scales[row], a.log);
+                                               static_cast<size_t>(stop - begin), &scales[row],
+                                               cache ? &factors[i] : nullptr, a.log);
       begin = stop;
     }
   });
