@@ -99,6 +99,14 @@ HETKERN_API void layernorm(TensorView out, TensorView x, TensorView weight,
 
 // ---- Ops: [softmax] softmax, log_softmax
 
+// out = softmax(x) over the last dimension (x shaped (..., L)): exp(x - max) /
+// sum(exp(x - max)), computed in float32 (float64 for float64) and rounded
+// once. Same shape, dtype and device; out may be x. A row with NaN or +inf,
+// or with every entry -inf, gives NaN like torch; L = 0 writes nothing.
+HETKERN_API void softmax(TensorView out, TensorView x);
+// out = log_softmax(x) = x - max - log(sum(exp(x - max))), same rules.
+HETKERN_API void log_softmax(TensorView out, TensorView x);
+
 // ---- Ops: [rope] rotary embedding
 
 // ---- Build and runtime information -------------------------------------

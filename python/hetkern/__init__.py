@@ -24,6 +24,7 @@ from ._reduce import dot, max, norm, sum  # noqa: A004 (hetkern.sum/max shadow t
 # [norm]
 from ._norm import fused_add_rmsnorm, layernorm, rmsnorm
 # [softmax]
+from ._softmax import log_softmax, softmax
 # [rope]
 
 __version__: str = _lib.module.version()
@@ -130,5 +131,7 @@ __all__ = [
     "layernorm",
     "rmsnorm",
     # [softmax]
+    "log_softmax",
+    "softmax",
     # [rope]
 ]

@@ -132,6 +132,18 @@ struct NormArgs {
 
 // [softmax] softmax, log_softmax
 
+// out[r, :] = softmax(x[r, :]) (or log_softmax when `log`) over rows of
+// `cols` contiguous elements; out == x is allowed.
+struct SoftmaxArgs {
+  DType dtype;
+  DLDevice device;
+  int64_t rows;
+  int64_t cols;
+  const void* x;
+  void* out;
+  bool log;
+};
+
 // [rope] rotary embedding
 
 }  // namespace hetkern

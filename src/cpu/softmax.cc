@@ -1,0 +1,337 @@
+// Highway kernels of softmax and log_softmax over contiguous rows, compiled
+// once per SIMD target and dispatched at run time.
+//
+// Per row: each segment of kSoftmaxSegment elements gives (max, sum of
+// exp(x - max)) from a max pass and an exp-sum pass over L1-resident data;
+// segments combine left to right in double (softmax.h); a last pass writes
+// exp(x - max) * (1 / sum) or (x - max) - log(sum). Many rows: rows are split
+// among threads. Few long rows: segments, then elements, are split among
+// threads; both ways compute the same partials in the same order.
+#include <stddef.h>
+#include <stdint.h>
+
+#include <limits>
+#include <vector>
+
+#include "src/core/kernels.h"
+#include "src/cpu/softmax.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "src/cpu/softmax.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+
+#include <hwy/contrib/math/math-inl.h>
+#include <hwy/highway.h>
+
+#include "src/cpu/convert-inl.h"
+#include "src/cpu/elementwise-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace hetkern {
+namespace cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class Fn>
+HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
+  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
+}
+
+template <class T>
+HWY_INLINE T NegativeInfinity() {
+  if constexpr (hwy::IsSame<T, hwy::float16_t>() || hwy::IsSame<T, hwy::bfloat16_t>()) {
+    T v;
+    const uint16_t bits = hwy::IsSame<T, hwy::float16_t>() ? 0xFC00u : 0xFF80u;
+    hwy::CopySameSize(&bits, &v);
+    return v;
+  } else {
+    return -std::numeric_limits<T>::infinity();
+  }
+}
+
+// Partial of one segment x[0, n), n <= kSoftmaxSegment: a max pass, then a
+// pass summing exp(x - max), both over full vectors; the last partial vector
+// is padded with -inf, which changes neither max nor sum. When `exps` is not
+// null, exp(x - max) is also stored there (n elements): for a row of one
+// segment, the write pass then only scales.
+template <class T, class C>
+HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
+  static_assert(hwy::IsSame<C, ComputeType<T>>(), "exps are in the compute type");
+  const hn::ScalableTag<C> d;
+  const size_t lanes = hn::Lanes(d);
+  const size_t full = n / lanes * lanes, rest = n - full;
+  HWY_ALIGN T padded[HWY_MAX_BYTES / sizeof(C)];
+  for (size_t j = 0; j < lanes; ++j) padded[j] = j < rest ? x[full + j] : NegativeInfinity<T>();
+
+  // Max is exact, so four accumulators change no result; they only break
+  // the dependency chain. NaN lanes are tracked apart: Max's handling of NaN
+  // differs between targets.
+  auto max0 = hn::Set(d, -std::numeric_limits<C>::infinity()), max1 = max0, max2 = max0,
+       max3 = max0;
+  auto nan = hn::Zero(d);
+  const auto visit_max = [&](hn::Vec<decltype(d)>& acc, hn::Vec<decltype(d)> v) HWY_ATTR {
+    acc = hn::Max(acc, v);
+    nan = hn::Or(nan, hn::VecFromMask(d, hn::IsNaN(v)));
+  };
+  size_t i = 0;
+  for (; i + 4 * lanes <= full; i += 4 * lanes) {
+    visit_max(max0, LoadAs(d, x + i));
+    visit_max(max1, LoadAs(d, x + i + lanes));
+    visit_max(max2, LoadAs(d, x + i + 2 * lanes));
+    visit_max(max3, LoadAs(d, x + i + 3 * lanes));
+  }
+  for (; i < full; i += lanes) visit_max(max0, LoadAs(d, x + i));
+  if (rest) visit_max(max1, LoadAs(d, padded));
+  const auto max = hn::MaxOfLanes(d, hn::Max(hn::Max(max0, max1), hn::Max(max2, max3)));
+
+  // exp(x - max) <= 1. Highway's Exp gives 0 for -inf and for NaN, so -inf
+  // entries, and lanes when the max is -inf or +inf, add nothing; such rows
+  // and NaN are settled by FinishRow. Summed in blocks of kSumBlock vectors,
+  // each over four accumulators: no chain of dependent adds is longer than
+  // 16 + n / (kSumBlock * lanes), which keeps narrow targets as accurate as
+  // wide ones (and lets four Exp chains overlap).
+  constexpr size_t kSumBlock = 64;
+  const auto exp_at = [&](size_t j) HWY_ATTR {
+    const auto e = hn::Exp(d, hn::Sub(LoadAs(d, x + j), max));
+    if (exps != nullptr) hn::StoreU(e, d, exps + j);
+    return e;
+  };
+  auto sum = hn::Zero(d);
+  i = 0;
+  while (i + 4 * lanes <= full) {
+    const size_t block_end = HWY_MIN(full - full % (4 * lanes), i + kSumBlock * lanes);
+    auto sum0 = hn::Zero(d), sum1 = sum0, sum2 = sum0, sum3 = sum0;
+    for (; i < block_end; i += 4 * lanes) {
+      sum0 = hn::Add(sum0, exp_at(i));
+      sum1 = hn::Add(sum1, exp_at(i + lanes));
+      sum2 = hn::Add(sum2, exp_at(i + 2 * lanes));
+      sum3 = hn::Add(sum3, exp_at(i + 3 * lanes));
+    }
+    sum = hn::Add(sum, hn::Add(hn::Add(sum0, sum1), hn::Add(sum2, sum3)));
+  }
+  for (; i < full; i += lanes) sum = hn::Add(sum, exp_at(i));
+  if (rest) {
+    const auto e = hn::Exp(d, hn::Sub(LoadAs(d, padded), max));
+    sum = hn::Add(sum, e);
+    if (exps != nullptr) {
+      HWY_ALIGN C tail[HWY_MAX_BYTES / sizeof(C)];
+      hn::Store(e, d, tail);
+      for (size_t j = 0; j < rest; ++j) exps[full + j] = tail[j];
+    }
+  }
+  SoftmaxPartial p;
+  p.max = static_cast<double>(hn::GetLane(max));
+  p.sum = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum)));
+  p.nan = !hn::AllFalse(d, hn::MaskFromVec(nan));
+  return p;
+}
+
+// Partial of a whole row: its segments folded left to right.
+template <class T>
+HWY_INLINE SoftmaxPartial RowPartial(const T* HWY_RESTRICT x, size_t cols) {
+  using C = ComputeType<T>;
+  SoftmaxPartial p = SegmentPartial<T, C>(x, HWY_MIN(kSoftmaxSegment, cols), nullptr);
+  for (size_t begin = kSoftmaxSegment; begin < cols; begin += kSoftmaxSegment) {
+    p = Combine(p, SegmentPartial<T, C>(x + begin, HWY_MIN(kSoftmaxSegment, cols - begin), nullptr));
+  }
+  return p;
+}
+
+template <class C>
+struct SoftmaxOp {
+  C max, inv_sum;
+  template <class D>
+  HWY_INLINE hn::Vec<D> operator()(D d, hn::Vec<D> v) const {
+    return hn::Mul(hn::Exp(d, hn::Sub(v, hn::Set(d, max))), hn::Set(d, inv_sum));
+  }
+};
+
+template <class C>
+struct LogSoftmaxOp {
+  C max, log_sum;
+  template <class D>
+  HWY_INLINE hn::Vec<D> operator()(D d, hn::Vec<D> v) const {
+    return hn::Sub(hn::Sub(v, hn::Set(d, max)), hn::Set(d, log_sum));
+  }
+};
+
+// out[0, n) = exps[0, n) * factor in the storage type: the same values as
+// SoftmaxOp gives when exps holds exp(x - max). exps may alias out.
+template <class T, class C>
+HWY_INLINE void ScaleExps(const C* exps, T* out, size_t n, C factor) {
+  const hn::ScalableTag<C> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) StoreAs(hn::Mul(hn::LoadU(d, exps + i), hn::Set(d, factor)), d, out + i);
+  const hn::CappedTag<C, 1> d1;
+  for (; i < n; ++i) StoreAs(hn::Mul(hn::LoadU(d1, exps + i), hn::Set(d1, factor)), d1, out + i);
+}
+
+// out[0, n) from x[0, n), part of one row with the given scale.
+template <class T>
+HWY_INLINE void WriteRun(const T* x, T* out, size_t n, const SoftmaxRowScale& s, bool log) {
+  using C = ComputeType<T>;
+  if (log) {
+    MapUnary(x, out, n, LogSoftmaxOp<C>{static_cast<C>(s.max), static_cast<C>(s.log_sum)});
+  } else {
+    MapUnary(x, out, n, SoftmaxOp<C>{static_cast<C>(s.max), static_cast<C>(s.inv_sum)});
+  }
+}
+
+// Whole rows, one after another. Where exps are kept (in out, or for a
+// 16-bit row of one segment in a buffer) each is computed once; a kept exp
+// scaled for a one-segment row equals the recomputed one bit for bit.
+void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_t cols, bool log) {
+  VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
+    using T = typename decltype(tag)::type;
+    using C = ComputeType<T>;
+    constexpr bool kSameType = hwy::IsSame<T, C>();
+    HWY_ALIGN C buffer[kSameType ? 1 : kSoftmaxSegment];
+    double segment_max[kSameType ? kSoftmaxMaxCachedSegments : 1];
+    for (size_t r = 0; r < rows; ++r) {
+      const T* xr = static_cast<const T*>(x) + r * cols;
+      T* outr = static_cast<T*>(out) + r * cols;
+      if constexpr (kSameType) {
+        if (SoftmaxCachesExpsInOut(true, log, cols)) {
+          // out == x is fine: each segment of x is read before it is written.
+          SoftmaxPartial p;
+          for (size_t begin = 0, j = 0; begin < cols; begin += kSoftmaxSegment, ++j) {
+            const SoftmaxPartial pj = SegmentPartial<T, C>(xr + begin, HWY_MIN(kSoftmaxSegment, cols - begin), outr + begin);
+            segment_max[j] = pj.max;
+            p = j == 0 ? pj : Combine(p, pj);
+          }
+          const SoftmaxRowScale s = FinishRow(p, log);
+          for (size_t begin = 0, j = 0; begin < cols; begin += kSoftmaxSegment, ++j) {
+            ScaleExps(outr + begin, outr + begin, HWY_MIN(kSoftmaxSegment, cols - begin),
+                      static_cast<C>(SegmentFactor(segment_max[j], s)));
+          }
+          continue;
+        }
+      } else {
+        if (!log && cols <= kSoftmaxSegment) {
+          const SoftmaxRowScale s = FinishRow(SegmentPartial<T, C>(xr, cols, buffer), log);
+          ScaleExps(buffer, outr, cols, static_cast<C>(s.inv_sum));
+          continue;
+        }
+      }
+      WriteRun(xr, outr, cols, FinishRow(RowPartial(xr, cols), log), log);
+    }
+  });
+}
+
+// The partial of x[0, n); exp(x - its max) stored to `exps` (of x's type,
+// float32/float64 only) unless null.
+void SoftmaxSegmentKernel(DType dtype, const void* x, size_t n, void* exps, SoftmaxPartial* partial) {
+  VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
+    using T = typename decltype(tag)::type;
+    using C = ComputeType<T>;
+    C* exps_c = nullptr;
+    if constexpr (hwy::IsSame<T, C>()) exps_c = static_cast<C*>(exps);
+    *partial = SegmentPartial<T, C>(static_cast<const T*>(x), n, exps_c);
+  });
+}
+
+// out[0, n) of one row: from x with the row's scale, or, when `factor` is
+// not null, out *= *factor (out holding exps, float32/float64 only).
+void SoftmaxWriteKernel(DType dtype, const void* x, void* out, size_t n,
+                        const SoftmaxRowScale* scale, const double* factor, bool log) {
+  VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
+    using T = typename decltype(tag)::type;
+    using C = ComputeType<T>;
+    if constexpr (hwy::IsSame<T, C>()) {
+      if (factor != nullptr) {
+        ScaleExps(static_cast<C*>(out), static_cast<T*>(out), n, static_cast<C>(*factor));
+        return;
+      }
+    }
+    WriteRun(static_cast<const T*>(x), static_cast<T*>(out), n, *scale, log);
+  });
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace hetkern
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "src/cpu/parallel.h"
+
+namespace hetkern {
+namespace cpu {
+
+// Below this many elements per thread, waking threads costs more than it
+// saves (each element costs an exp, so this is lower than elementwise's).
+constexpr int64_t kSoftmaxMinChunk = 1 << 14;
+
+HWY_EXPORT(SoftmaxRowsKernel);
+HWY_EXPORT(SoftmaxSegmentKernel);
+HWY_EXPORT(SoftmaxWriteKernel);
+
+namespace {
+
+// Fewer rows than threads, each long: the rows' segments are reduced in
+// parallel, folded per row in segment order (as RowPartial does), and the
+// write pass is split by elements; the same arithmetic as the row path.
+void SoftmaxSplitRows(const SoftmaxArgs& a) {
+  const size_t elem = DTypeSizeOf(a.dtype);
+  const auto* x = static_cast<const char*>(a.x);
+  auto* out = static_cast<char*>(a.out);
+  const bool same_type = a.dtype == DType::kFloat32 || a.dtype == DType::kFloat64;
+  const bool cache = SoftmaxCachesExpsInOut(same_type, a.log, static_cast<size_t>(a.cols));
+  const int64_t segment = static_cast<int64_t>(kSoftmaxSegment);
+  const int64_t segments_per_row = (a.cols + segment - 1) / segment;
+  std::vector<SoftmaxPartial> partials(a.rows * segments_per_row);
+  std::vector<double> factors(cache ? partials.size() : 0);
+  std::vector<SoftmaxRowScale> scales(a.rows);
+  ParallelFor(a.rows * segments_per_row, kSoftmaxMinChunk / segment, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const int64_t offset = (i / segments_per_row) * a.cols + (i % segments_per_row) * segment;
+      const int64_t n = std::min<int64_t>(segment, a.cols - (i % segments_per_row) * segment);
+      HWY_DYNAMIC_DISPATCH(SoftmaxSegmentKernel)(a.dtype, x + offset * elem, static_cast<size_t>(n),
+                                                 cache ? out + offset * elem : nullptr, &partials[i]);
+    }
+  });
+  for (int64_t row = 0; row < a.rows; ++row) {
+    const SoftmaxPartial* row_partials = &partials[row * segments_per_row];
+    SoftmaxPartial p = row_partials[0];
+    for (int64_t s = 1; s < segments_per_row; ++s) p = Combine(p, row_partials[s]);
+    scales[row] = FinishRow(p, a.log);
+    for (int64_t s = 0; cache && s < segments_per_row; ++s) {
+      factors[row * segments_per_row + s] = SegmentFactor(row_partials[s].max, scales[row]);
+    }
+  }
+  // Pieces end at segment boundaries, so each has one factor.
+  ParallelFor(a.rows * a.cols, kSoftmaxMinChunk, 64, [&](int64_t begin, int64_t end) {
+    while (begin < end) {
+      const int64_t row = begin / a.cols, col = begin % a.cols;
+      const int64_t stop = std::min(end, row * a.cols + std::min(a.cols, (col / segment + 1) * segment));
+      const int64_t i = row * segments_per_row + col / segment;
+      HWY_DYNAMIC_DISPATCH(SoftmaxWriteKernel)(a.dtype, x + begin * elem, out + begin * elem,
+                                               static_cast<size_t>(stop - begin), &scales[row],
+                                               cache ? &factors[i] : nullptr, a.log);
+      begin = stop;
+    }
+  });
+}
+
+}  // namespace
+
+void Softmax(const SoftmaxArgs& a) {
+  const int64_t threads = NumThreads();
+  if (threads > 1 && a.rows < threads && a.rows * a.cols >= 2 * kSoftmaxMinChunk) {
+    SoftmaxSplitRows(a);
+    return;
+  }
+  const size_t elem = DTypeSizeOf(a.dtype);
+  const int64_t min_rows = std::max<int64_t>(1, kSoftmaxMinChunk / a.cols);
+  ParallelFor(a.rows, min_rows, 1, [&](int64_t begin, int64_t end) {
+    HWY_DYNAMIC_DISPATCH(SoftmaxRowsKernel)(
+        a.dtype, static_cast<const char*>(a.x) + begin * a.cols * elem,
+        static_cast<char*>(a.out) + begin * a.cols * elem, static_cast<size_t>(end - begin),
+        static_cast<size_t>(a.cols), a.log);
+  });
+}
+
+}  // namespace cpu
+}  // namespace hetkern
+#endif  // HWY_ONCE

@@ -1,0 +1,349 @@
+"""hetkern.softmax / log_softmax against torch and a float64 reference on every
+dtype, row length, alignment and CPU target, and on CUDA where a GPU is present.
+
+Tolerances (docs/softmax.md): float32/float64 are compared with torch's
+float64 result (for float64 input: a same-precision reference)
+    softmax:     |y - ref| <= eps * (8 + |x - max|) * ref + tiny
+    log_softmax: |y - ref| <= eps * (8 + |x - max| + |ref|)
+where |x - max| accounts for rounding x - max before exp (torch shares it);
+float16/bfloat16 must lie within 1 ulp of torch's float64 result rounded to
+the storage type. Special rows (NaN, +inf, all -inf) must give NaN exactly where
+torch does, and -inf/0 exactly where torch does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import hetkern
+from conftest import DTYPES, assert_bitwise_equal, bytes_of, random_tensor, requires_cuda
+
+OPS = [(hetkern.softmax, torch.softmax), (hetkern.log_softmax, torch.log_softmax)]
+OP_IDS = ["softmax", "log_softmax"]
+LENGTHS = [1, 3, 7, 15, 17, 31, 33, 63, 65, 127, 129, 1023, 1025, 4097]
+HUGE = 65536 + 7
+INF, NAN = float("inf"), float("nan")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _torch_single_threaded():
+    """torch only computes references here; its thread pool waking for every
+    tiny reference call costs milliseconds on a loaded machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def _ordered(t: torch.Tensor) -> torch.Tensor:
+    """16-bit floats as integers whose difference counts ulps (+0 == -0)."""
+    bits = t.view(torch.int16).to(torch.int32)
+    return torch.where(bits < 0, -(bits & 0x7FFF), bits)
+
+
+def check(y, x, torch_op):
+    """y = torch_op(x, -1) within the documented tolerance (module docstring)."""
+    y = torch.as_tensor(y).cpu()
+    x = torch.as_tensor(x).cpu()
+    assert y.dtype == x.dtype and y.shape == x.shape
+    if x.numel() == 0:
+        return
+    expected = torch_op(x, -1)
+    ref = torch_op(x.double(), -1)
+    xd = x.double().reshape(-1, 1 if x.ndim == 0 else x.shape[-1])
+    # |x - max|: exp's argument is rounded to the compute type (as in torch).
+    shift = (xd - xd.amax(-1, keepdim=True)).abs().nan_to_num(posinf=0.0).reshape(x.shape)
+    # Where torch gives NaN or an infinity, so must we, bit for bit.
+    special = ~torch.isfinite(expected)
+    assert_bitwise_equal(y[special], expected[special])
+    assert bool(torch.isfinite(y[~special]).all()), "non-finite result where torch's is finite"
+    y, ref, expected, shift = y[~special], ref[~special], expected[~special], shift[~special]
+    if x.dtype in (torch.float16, torch.bfloat16):
+        # Against torch's float64 result in the storage type, not torch's own
+        # 16-bit result: torch's CPU float16 log_softmax is off by up to ~64 ulps.
+        ulps = (_ordered(y) - _ordered(ref.to(x.dtype))).abs()
+        worst = int(ulps.max()) if ulps.numel() else 0
+        assert worst <= 1, f"{worst} ulps from the float64 reference"
+        return
+    eps = torch.finfo(x.dtype).eps
+    err = (y.double() - ref).abs()
+    if torch_op is torch.softmax:
+        tiny = torch.finfo(x.dtype).smallest_normal  # results below it are subnormal
+        tol = eps * (8 + shift) * ref + tiny * eps * 4
+    else:
+        tol = eps * (8 + shift + ref.abs())
+    bad = err > tol
+    assert not bool(bad.any()), (
+        f"{int(bad.sum())} elements beyond tolerance; worst err/tol {float((err / tol).max()):.2f}"
+    )
+
+
+def rows_of(n_rows, length, dtype, device="cpu", seed=0, offset=0, wide=False):
+    """(n_rows, length) values starting `offset` elements into a buffer:
+    randn * 4 (a realistic spread), or random_tensor's 2^-20..2^20 magnitudes."""
+    n = n_rows * length
+    if wide:
+        flat = random_tensor(n, dtype, device, seed, offset)
+    else:
+        g = torch.Generator().manual_seed(seed)
+        flat = (torch.randn(n + offset, generator=g, dtype=torch.float64) * 4).to(dtype).to(device)[offset:]
+    return flat.view(n_rows, length)
+
+
+# ---- CPU ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cpu_lengths_and_offsets(cpu_target, dtype, op):
+    ours, theirs = op
+    for length in LENGTHS:
+        for offset in (0, 1):
+            x = rows_of(3, length, dtype, seed=length, offset=offset)
+            check(ours(x), x, theirs)
+        x = rows_of(2, length, dtype, seed=length + 1, wide=True)
+        check(ours(x), x, theirs)
+
+
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cpu_huge_rows(cpu_target, dtype, op):
+    ours, theirs = op
+    x = rows_of(2, HUGE, dtype, seed=7, offset=1)
+    check(ours(x), x, theirs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cpu_special_values(cpu_target, dtype):
+    rows = torch.tensor(
+        [
+            [1.0, -INF, 2.0, -INF, 0.5, 3.0, -1.0],  # masked entries -> probability 0
+            [-INF] * 7,  # all masked -> NaN
+            [1.0, INF, 2.0, 0.0, 0.0, 0.0, 0.0],  # +inf -> NaN
+            [1.0, NAN, 2.0, 0.0, 0.0, 0.0, 0.0],  # NaN propagates
+            [INF, -INF, INF, 1.0, 1.0, 1.0, 1.0],
+            [-INF, -INF, -INF, -INF, -INF, -INF, 5.0],  # one survivor -> exactly 1
+            [-80.0, 0.0, -100.0, -200.0, 0.0, -1e4, -60.0],  # exp underflow
+        ],
+        dtype=torch.float64,
+    ).to(dtype)
+    # Also as long rows: the special value sits in the vector part, the tail,
+    # and another segment.
+    long_rows = torch.randn(4, 9001, dtype=torch.float64).to(dtype)
+    long_rows[0, 5] = NAN
+    long_rows[1, 9000] = INF
+    long_rows[2, :] = -INF
+    long_rows[3, ::3] = -INF
+    for x in (rows, long_rows):
+        for ours, theirs in OPS:
+            check(ours(x), x, theirs)
+    assert_bitwise_equal(hetkern.softmax(rows)[5], torch.tensor([0.0] * 6 + [1.0]).to(dtype))
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 5), (2, 0, 4), (), (1,), (4, 1), (2, 3, 5)])
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+def test_shapes(shape, op):
+    ours, theirs = op
+    x = torch.randn(shape)
+    y = ours(x)
+    assert y.shape == x.shape and y.dtype == x.dtype
+    check(y, x, theirs)
+
+
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+def test_in_place(cpu_target, op):
+    ours, theirs = op
+    for dtype in (torch.bfloat16, torch.float32):  # exps recomputed / kept in out
+        for rows, length in ((2, 17), (2, 4097), (1, HUGE)):  # one long row: split among threads
+            x = rows_of(rows, length, dtype, offset=1)
+            x_copy = x.clone()
+            assert ours(x, out=x) is x
+            check(x, x_copy, theirs)
+
+
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+def test_out_is_returned_and_written(op):
+    ours, theirs = op
+    x = torch.randn(3, 33)
+    out = torch.full_like(x, 7.0)
+    assert ours(x, out=out) is out
+    check(out, x, theirs)
+
+
+@pytest.mark.parametrize("length", [1, 7, 33, 1025])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_numpy_in_numpy_out(cpu_target, dtype, length):
+    x = np.random.default_rng(length).standard_normal((3, length + 1)).astype(dtype)[:, 1:].copy()
+    shifted = x - x.max(axis=-1, keepdims=True)
+    e = np.exp(shifted)
+    s = e.sum(axis=-1, keepdims=True)
+    eps = np.finfo(dtype).eps
+    y = hetkern.softmax(x)
+    assert type(y) is np.ndarray and y.dtype == dtype and y.shape == x.shape
+    np.testing.assert_allclose(y, e / s, rtol=eps * (16 + np.abs(shifted).max()), atol=0)
+    ly = hetkern.log_softmax(x)
+    assert type(ly) is np.ndarray and ly.dtype == dtype
+    np.testing.assert_allclose(ly, shifted - np.log(s), rtol=0, atol=eps * (16 + 2 * np.abs(shifted).max()))
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 5])
+def test_results_do_not_depend_on_threads(threads):
+    """Single long rows take the split-by-segment path when threads > 1 and
+    the row path otherwise; both must give the same bits."""
+    cases = [
+        rows_of(1, 3 * 2**18 + 5, torch.float32, seed=1, offset=1),
+        rows_of(3, 2**17 + 3, torch.bfloat16, seed=2),
+        rows_of(64, 3001, torch.float64, seed=3),
+    ]
+    try:
+        hetkern.set_num_threads(1)
+        expected = [(hetkern.softmax(x), hetkern.log_softmax(x)) for x in cases]
+        hetkern.set_num_threads(threads)
+        for x, (sm, lsm) in zip(cases, expected):
+            assert_bitwise_equal(hetkern.softmax(x), sm)
+            assert_bitwise_equal(hetkern.log_softmax(x), lsm)
+    finally:
+        hetkern.set_num_threads(0)
+
+
+# ---- bad input ---------------------------------------------------------------
+
+BAD = [
+    # (id, exception, message fragment, call(out))
+    ("list-x", TypeError, "'x' must be an array", lambda op, out: op([[1.0, 2.0]], out=out)),
+    ("int-dtype", ValueError, "'x' has dtype int32", lambda op, out: op(np.ones((2, 4), np.int32), out=out)),
+    ("dtype-mismatch", ValueError, "'out' has dtype float32; expected float64", lambda op, out: op(np.ones((2, 4)), out=out)),
+    ("shape-mismatch", ValueError, r"'out' has shape \(2, 4\); expected \(4, 2\)", lambda op, out: op(np.ones((4, 2), np.float32), out=out)),
+    ("non-contiguous-x", ValueError, "'x' must be contiguous", lambda op, out: op(np.ones((4, 4), np.float32)[::2], out=out)),
+    ("out-list", TypeError, "'out' must be an array", lambda op, out: op(np.ones((2, 4), np.float32), out=[[0.0] * 4] * 2)),
+]
+
+
+@pytest.mark.parametrize("op", [hetkern.softmax, hetkern.log_softmax], ids=OP_IDS)
+@pytest.mark.parametrize("case", BAD, ids=[c[0] for c in BAD])
+def test_bad_input_raises_and_writes_nothing(case, op):
+    _, exc, fragment, call = case
+    out = np.full((2, 4), 7.0, np.float32)
+    before = bytes_of(out)
+    with pytest.raises(exc, match=f"hetkern.{op.__name__}: {fragment}"):
+        call(op, out)
+    assert bytes_of(out) == before
+
+
+@pytest.mark.parametrize("op", [hetkern.softmax, hetkern.log_softmax], ids=OP_IDS)
+def test_read_only_non_contiguous_and_overlapping_out(op):
+    x = np.ones((2, 4), np.float32)
+    out = np.full((2, 4), 7.0, np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="'out' is read-only"):
+        op(x, out=out)
+    backing = np.full((2, 8), 7.0, np.float32)
+    with pytest.raises(ValueError, match="'out' must be contiguous"):
+        op(x, out=backing[:, ::2])
+    assert (backing == 7.0).all()
+    buf = np.arange(10, dtype=np.float32)
+    before = bytes_of(buf)
+    with pytest.raises(ValueError, match="'out' partially overlaps 'x'"):
+        op(buf[1:].reshape(3, 3), out=buf[:-1].reshape(3, 3))
+    assert bytes_of(buf) == before
+
+
+# ---- CUDA --------------------------------------------------------------------
+
+CUDA_LENGTHS = LENGTHS + [2048, 4096, 32000, HUGE, 2**20 + 3]
+
+
+@requires_cuda
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cuda_lengths_and_offsets(dtype, op):
+    ours, theirs = op
+    for length in CUDA_LENGTHS:
+        n_rows = 2 if length > 4096 else 37  # 37: groups of a warp past the last row
+        for offset in (0, 1, 3):
+            x = rows_of(n_rows, length, dtype, "cuda", seed=length, offset=offset)
+            y = ours(x)
+            assert y.device == x.device
+            check(y, x, theirs)
+        x = rows_of(2, length, dtype, "cuda", seed=length + 1, wide=True)
+        check(ours(x), x, theirs)
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cuda_special_values(dtype):
+    for length in (7, 300, 5000):
+        x = torch.randn(6, length, dtype=torch.float64).to(dtype)
+        x[0, ::2] = -INF
+        x[1, :] = -INF
+        x[2, length // 2] = INF
+        x[3, length - 1] = NAN
+        x[4, :-1] = -INF
+        x = x.cuda()
+        for ours, theirs in OPS:
+            check(ours(x), x, theirs)
+
+
+@requires_cuda
+@pytest.mark.parametrize("length", [33, 1024, 5000])
+def test_cuda_misaligned_out_relative_to_x(length):
+    base = torch.randn(3 * length + 1, device="cuda", dtype=torch.float16)
+    out_base = torch.empty(3 * length + 2, device="cuda", dtype=torch.float16)
+    x, out = base[1:].view(3, length), out_base[2:].view(3, length)
+    for ours, theirs in OPS:
+        ours(x, out=out)
+        check(out, x, theirs)
+
+
+@requires_cuda
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+def test_cuda_in_place_and_shapes(op):
+    ours, theirs = op
+    for length in (17, 1024, 70000):
+        x = torch.randn(3, length, device="cuda", dtype=torch.bfloat16)
+        x_copy = x.clone()
+        assert ours(x, out=x) is x
+        check(x, x_copy, theirs)
+    for shape in [(0,), (3, 0), (0, 5), (), (2, 3, 5)]:
+        x = torch.randn(shape, device="cuda")
+        check(ours(x), x, theirs)
+
+
+@requires_cuda
+def test_cuda_runs_on_current_stream():
+    """On a side stream, x is filled only after a long GPU sleep; a kernel
+    launched anywhere but on that stream would read x before the fill."""
+    for length in (64, 100_000):
+        x = torch.zeros(16, length, device="cuda")
+        torch.cuda.synchronize()
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU cycles
+            x[:, 0].fill_(100.0)
+            y = hetkern.softmax(x)
+        side.synchronize()
+        assert bool((y[:, 0] == 1.0).all())
+
+
+@requires_cuda
+def test_cuda_graph_capture_and_replay():
+    xs = [torch.randn(64, 100, device="cuda"), torch.randn(4, 70_000, device="cuda", dtype=torch.bfloat16)]
+    outs = [torch.empty_like(x) for x in xs]
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for x, out in zip(xs, outs):  # warm-up outside the graph
+            hetkern.log_softmax(x, out=out)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for x, out in zip(xs, outs):
+            hetkern.log_softmax(x, out=out)
+    for x in xs:
+        x.copy_(torch.randn_like(x))
+    graph.replay()
+    torch.cuda.synchronize()
+    for x, out in zip(xs, outs):
+        check(out, x, torch.log_softmax)
