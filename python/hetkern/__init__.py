@@ -18,6 +18,7 @@ from ._ops import scale
 
 # [elementwise]
 # [activation]
+from ._activation import exp, gelu, gelu_and_mul, relu, sigmoid, silu, silu_and_mul, tanh
 # [reduce]
 # [norm]
 # [softmax]
@@ -111,6 +112,14 @@ __all__ = [
     "set_num_threads",
     # [elementwise]
     # [activation]
+    "exp",
+    "gelu",
+    "gelu_and_mul",
+    "relu",
+    "sigmoid",
+    "silu",
+    "silu_and_mul",
+    "tanh",
     # [reduce]
     # [norm]
     # [softmax]
