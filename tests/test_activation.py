@@ -184,7 +184,7 @@ def inputs(n: int, dtype, device="cpu", seed: int = 0, offset: int = 0):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cpu_sizes_and_alignments(cpu_target, dtype, name):
     for n in SIZES:
-        for offset in OFFSETS:
+        for offset in OFFSETS if n < 5000 else [1]:  # keeps the suite fast
             x = inputs(n, dtype, seed=n, offset=offset)
             y = HETKERN[name](x)
             assert y.dtype == dtype and y.shape == x.shape
@@ -349,7 +349,7 @@ def check_gated(name, dtype, shape, device, offset=0):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cpu_gated(cpu_target, dtype, name):
     for shape in GATED_SHAPES:
-        for offset in OFFSETS:
+        for offset in OFFSETS if math.prod(shape) < 5000 else [1]:
             check_gated(name, dtype, shape, "cpu", offset)
 
 
