@@ -54,6 +54,23 @@ HETKERN_API void cast(TensorView out, TensorView x);
 
 // ---- Ops: [activation] activations and gated activations
 
+// out = f(x) elementwise, like the torch functions of the same name; out and
+// x have the same shape, dtype and device; out may be x (in place).
+// relu is exact; the others are accurate to a few float32 ulp (docs/activation.md).
+HETKERN_API void relu(TensorView out, TensorView x);
+HETKERN_API void sigmoid(TensorView out, TensorView x);
+HETKERN_API void silu(TensorView out, TensorView x);
+// approximate: "none" (x * Phi(x), the erf form) or "tanh".
+HETKERN_API void gelu(TensorView out, TensorView x, const std::string& approximate);
+HETKERN_API void tanh(TensorView out, TensorView x);
+HETKERN_API void exp(TensorView out, TensorView x);
+
+// Gated activations (vLLM/sgl-kernel): x has shape (..., 2 * d), out (..., d),
+// out = act(x[..., :d]) * x[..., d:] computed in float32 (float64 for
+// float64) and rounded once. out must not overlap x.
+HETKERN_API void silu_and_mul(TensorView out, TensorView x);
+HETKERN_API void gelu_and_mul(TensorView out, TensorView x, const std::string& approximate);
+
 // ---- Ops: [reduce] row and whole-array reductions
 //
 // out = reduction of x over its last dimension (axis = -1, or x.ndim - 1;

@@ -19,6 +19,7 @@ from ._ops import scale
 # [elementwise]
 from ._elementwise import add, axpby, cast, div, mul, sub
 # [activation]
+from ._activation import exp, gelu, gelu_and_mul, relu, sigmoid, silu, silu_and_mul, tanh
 # [reduce]
 from ._reduce import dot, max, norm, sum  # noqa: A004 (hetkern.sum/max shadow the builtins on purpose)
 # [norm]
@@ -121,6 +122,14 @@ __all__ = [
     "mul",
     "sub",
     # [activation]
+    "exp",
+    "gelu",
+    "gelu_and_mul",
+    "relu",
+    "sigmoid",
+    "silu",
+    "silu_and_mul",
+    "tanh",
     # [reduce]
     "dot",
     "max",

@@ -82,6 +82,41 @@ struct CastArgs {
 
 // [activation] activations and gated activations
 
+// The activation functions; the gated ops take kSilu, kGelu or kGeluTanh.
+enum class Activation : uint8_t { kRelu, kSigmoid, kSilu, kGelu, kGeluTanh, kTanh, kExp };
+
+template <Activation kAct>
+struct ActivationTag {
+  static constexpr Activation value = kAct;
+};
+
+// Calls fn(ActivationTag<act>{}), so that kernels are instantiated once per
+// activation rather than switching per element.
+template <class Fn>
+inline void VisitActivation(Activation act, Fn&& fn) {
+  using A = Activation;
+  switch (act) {
+    case A::kRelu: return fn(ActivationTag<A::kRelu>{});
+    case A::kSigmoid: return fn(ActivationTag<A::kSigmoid>{});
+    case A::kSilu: return fn(ActivationTag<A::kSilu>{});
+    case A::kGelu: return fn(ActivationTag<A::kGelu>{});
+    case A::kGeluTanh: return fn(ActivationTag<A::kGeluTanh>{});
+    case A::kTanh: return fn(ActivationTag<A::kTanh>{});
+    case A::kExp: return fn(ActivationTag<A::kExp>{});
+  }
+}
+
+// out[r, i] = act(x[r, i]) * x[r, d + i] over `rows` contiguous rows of 2 * d
+// inputs and d outputs; out does not overlap x.
+struct GatedArgs {
+  DType dtype;
+  DLDevice device;
+  int64_t rows;
+  int64_t d;
+  const void* x;
+  void* out;
+};
+
 // [reduce] row and whole-array reductions
 
 enum class ReduceOp : uint8_t { kSum, kMax, kDot, kNorm };

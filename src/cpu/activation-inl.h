@@ -1,0 +1,229 @@
+// Vectorised activation functions (relu, sigmoid, silu, gelu, tanh, exp) and
+// the loop of the gated activations, for every Highway target.
+//
+// Accuracy first where it is cheap: sigmoid/silu/gelu are written so that no
+// 1 + (something close to -1) cancellation happens in the negative tail (as
+// it does in torch's formulas), and exp is guarded outside the range Highway's
+// Exp is valid for. docs/activation.md lists the measured errors.
+
+#if defined(HETKERN_CPU_ACTIVATION_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef HETKERN_CPU_ACTIVATION_INL_H_
+#undef HETKERN_CPU_ACTIVATION_INL_H_
+#else
+#define HETKERN_CPU_ACTIVATION_INL_H_
+#endif
+
+#include <stddef.h>
+
+#include <cmath>
+
+#include <hwy/contrib/math/math-inl.h>
+#include <hwy/highway.h>
+
+#include "src/core/args.h"
+#include "src/cpu/convert-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace hetkern {
+namespace cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// NaN lanes of x stay NaN in r (Highway's Exp maps NaN to 0).
+template <class V>
+HWY_INLINE V KeepNaN(V x, V r) {
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+// e^v for v <= 0 (or NaN, which gives 0): Highway's Exp, valid there; it
+// returns subnormal results and 0 below the underflow threshold.
+template <class D>
+HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> v) {
+  return hn::Exp(d, v);
+}
+
+// e^v for any v but NaN: +inf above the overflow threshold, where Highway's
+// Exp (valid up to 104 / 706 only) would wrap its integer exponent.
+template <class D>
+HWY_INLINE hn::Vec<D> ExpOrInf(D d, hn::Vec<D> v) {
+  using T = hn::TFromD<D>;
+  // Largest v with e^v finite: ln(FLT_MAX) resp. ln(DBL_MAX), rounded down.
+  const T max_log = sizeof(T) == 4 ? static_cast<T>(88.72283f) : static_cast<T>(709.782712893384);
+  const auto big = hn::Gt(v, hn::Set(d, max_log));
+  return hn::IfThenElse(big, hn::Set(d, static_cast<T>(INFINITY)), hn::Exp(d, hn::Min(v, hn::Set(d, max_log))));
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> Relu(D d, hn::Vec<D> x) {
+  // x < 0 ? 0 : x, so relu(NaN) = NaN and relu(-0) = -0, as torch.
+  return hn::IfThenZeroElse(hn::Lt(x, hn::Zero(d)), x);
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> ExpActivation(D d, hn::Vec<D> x) {
+  return KeepNaN(x, ExpOrInf(d, x));
+}
+
+template <class D>
+HWY_INLINE hn::Vec<D> TanhActivation(D d, hn::Vec<D> x) {
+  return KeepNaN(x, hn::Tanh(d, x));
+}
+
+// 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) for x < 0, with e = e^-|x|
+// in (0, 1]: no overflow, and tiny results (down to subnormals) stay accurate
+// where torch's 1 / (1 + e^-x) flushes them to 0.
+template <class D>
+HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
+  const auto one = hn::Set(d, 1);
+  const auto e = ExpNonPositive(d, hn::Neg(hn::Abs(x)));
+  const auto numerator = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), e, one);
+  return KeepNaN(x, hn::Div(numerator, hn::Add(one, e)));
+}
+
+// x * sigmoid(z) = x / (1 + e^-z). For z < 0 that is x * e / (1 + e) with
+// e = e^z; e = h * h with h = e^(z/2), and the numerator is (x * h) * h,
+// which stays normal until the final product: silu(-100) = -3.7e-42 keeps its
+// digits instead of inheriting the rounding of a subnormal e^-100 times 100,
+// and x / (1 + e^-z) does not overflow to -0 where the result is still normal.
+template <class D>
+HWY_INLINE hn::Vec<D> XSigmoid(D d, hn::Vec<D> x, hn::Vec<D> z) {
+  const auto h = ExpNonPositive(d, hn::Mul(hn::Abs(z), hn::Set(d, static_cast<hn::TFromD<D>>(-0.5))));
+  const auto numerator = hn::IfThenElse(hn::Lt(z, hn::Zero(d)), hn::Mul(hn::Mul(x, h), h), x);
+  return hn::Div(numerator, hn::MulAdd(h, h, hn::Set(d, 1)));
+}
+
+// silu(-inf) = -inf * 0 = NaN, as torch (whose formula gives -inf / inf).
+template <class D>
+HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
+  return KeepNaN(x, XSigmoid(d, x, x));
+}
+
+// GELU's x * Phi(x), with Phi(x) = (1 + erf(x / sqrt 2)) / 2 the standard
+// normal CDF, in float32 (docs/activation.md gives the measured error). Computing Phi directly rather than through
+// erf(x / sqrt 2) avoids both the rounding of x / sqrt 2 (which the steep tail
+// amplifies to tens of ulp) and the cancellation in 1 + erf for x < 0.
+//   |x| <= A (Phi(-A) = 1/4): Phi = 1/2 + x * P(x^2), P minimax-like of degree 5.
+//   |x| >  A: Q = Phi(-|x|) = e^(-x^2/2) * u * R(u), u = 1 / (1 + 0.35 |x|),
+//             R of degree 10; x * Phi = (x * u R) * e^(-x^2/2) for x < 0 (the
+//             Gaussian factor last, so that only the result can be subnormal)
+//             and x * (1 - Q) for x > 0.
+// x^2 is split exactly into hi + lo (Veltkamp: exact with or without FMA)
+// and e^(-x^2/2) = e^(-hi/2) * (1 - lo/2).
+// Coefficients: least-squares fits of the relative error on Chebyshev nodes
+// against mpmath, rounded to float32 (fit max relative error 2.8e-8 / 7.9e-9).
+template <class D, hwy::EnableIf<sizeof(hn::TFromD<D>) == 4>* = nullptr>
+HWY_INLINE hn::Vec<D> XNormalCdf(D d, hn::Vec<D> x) {
+  using V = hn::Vec<D>;
+  const V t = hn::Abs(x);
+
+  const V s = hn::Mul(x, x);
+  V p = hn::Set(d, -8.579921995988116e-06f);
+  p = hn::MulAdd(p, s, hn::Set(d, 0.00011499834363348782f));
+  p = hn::MulAdd(p, s, hn::Set(d, -0.0011872256873175502f));
+  p = hn::MulAdd(p, s, hn::Set(d, 0.009973546490073204f));
+  p = hn::MulAdd(p, s, hn::Set(d, -0.06649038195610046f));
+  p = hn::MulAdd(p, s, hn::Set(d, 0.3989422917366028f));
+  const V central = hn::Mul(x, hn::MulAdd(x, p, hn::Set(d, 0.5f)));
+
+  // Beyond 20, Q underflows to 0 anyway; the clamp keeps the split finite.
+  const V tc = hn::Min(t, hn::Set(d, 20.0f));
+  const V split = hn::Mul(tc, hn::Set(d, 4097.0f));  // 2^12 + 1
+  const V t_hi = hn::Sub(split, hn::Sub(split, tc));
+  const V t_lo = hn::Sub(tc, t_hi);
+  const V sq_hi = hn::Mul(tc, tc);
+  const V sq_lo = hn::Add(
+      hn::Add(hn::Sub(hn::Mul(t_hi, t_hi), sq_hi), hn::Mul(hn::Add(t_hi, t_hi), t_lo)),
+      hn::Mul(t_lo, t_lo));
+  const V gauss = hn::Mul(ExpNonPositive(d, hn::Mul(sq_hi, hn::Set(d, -0.5f))),
+                          hn::MulAdd(sq_lo, hn::Set(d, -0.5f), hn::Set(d, 1.0f)));
+  const V u = hn::Div(hn::Set(d, 1.0f), hn::MulAdd(tc, hn::Set(d, 0.35f), hn::Set(d, 1.0f)));
+  V r = hn::Set(d, 0.02931881695985794f);
+  r = hn::MulAdd(r, u, hn::Set(d, -0.1578238308429718f));
+  r = hn::MulAdd(r, u, hn::Set(d, 0.3414244055747986f));
+  r = hn::MulAdd(r, u, hn::Set(d, -0.354051798582077f));
+  r = hn::MulAdd(r, u, hn::Set(d, 0.1669253557920456f));
+  r = hn::MulAdd(r, u, hn::Set(d, -0.07652419060468674f));
+  r = hn::MulAdd(r, u, hn::Set(d, 0.06400757282972336f));
+  r = hn::MulAdd(r, u, hn::Set(d, 0.0845208391547203f));
+  r = hn::MulAdd(r, u, hn::Set(d, 0.12297490239143372f));
+  r = hn::MulAdd(r, u, hn::Set(d, 0.13959869742393494f));
+  r = hn::MulAdd(r, u, hn::Set(d, 0.1396307498216629f));
+  const V ur = hn::Mul(u, r);
+  const V tail = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(hn::Mul(x, ur), gauss),
+                                hn::Mul(x, hn::Sub(hn::Set(d, 1.0f), hn::Mul(gauss, ur))));
+
+  return hn::IfThenElse(hn::Le(t, hn::Set(d, 0.6744897501960817f)), central, tail);
+}
+
+// float64: x * erfc(-x / sqrt 2) / 2 lane by lane with libm (glibc's
+// erfc is < 1 ulp); the rounding of x / sqrt 2 costs relative 2 z^2 2^-53,
+// below 1e-13 wherever Phi is normal. Not vectorised: float64 GELU is rare.
+template <class D, hwy::EnableIf<sizeof(hn::TFromD<D>) == 8>* = nullptr>
+HWY_INLINE hn::Vec<D> XNormalCdf(D d, hn::Vec<D> x) {
+  HWY_ALIGN double lanes[hn::MaxLanes(d)];
+  hn::Store(x, d, lanes);
+  for (size_t i = 0; i < hn::Lanes(d); ++i) {
+    lanes[i] = lanes[i] * (0.5 * std::erfc(lanes[i] * -0.70710678118654752440));
+  }
+  return hn::Load(d, lanes);
+}
+
+// GELU, erf form: x * Phi(x). gelu(-inf) = -inf * 0 = NaN, as torch;
+// gelu(+inf) = +inf (torch's CPU kernel returns NaN there).
+template <class D>
+HWY_INLINE hn::Vec<D> Gelu(D d, hn::Vec<D> x) {
+  return XNormalCdf(d, x);
+}
+
+// GELU, tanh form: x/2 (1 + tanh(k0 (x + k1 x^3))) = x * sigmoid(2 k0 (x + k1 x^3)),
+// the same function without torch's cancellation in 1 + tanh for x < 0.
+// gelu(-inf) = NaN and gelu(+inf) = inf, as torch.
+template <class D>
+HWY_INLINE hn::Vec<D> GeluTanh(D d, hn::Vec<D> x) {
+  using T = hn::TFromD<D>;
+  constexpr double k0 = 0.7978845608028654;  // sqrt(2 / pi)
+  constexpr double k1 = 0.044715;
+  const auto c1 = hn::Set(d, static_cast<T>(2 * k0));
+  const auto c3 = hn::Set(d, static_cast<T>(2 * k0 * k1));
+  const auto z = hn::Mul(x, hn::MulAdd(c3, hn::Mul(x, x), c1));
+  return KeepNaN(x, XSigmoid(d, x, z));
+}
+
+// The functor MapUnary and MapGated apply: act(v) on compute-type vectors.
+template <Activation kAct>
+struct ActivationOp {
+  template <class D>
+  HWY_INLINE hn::Vec<D> operator()(D d, hn::Vec<D> v) const {
+    if constexpr (kAct == Activation::kRelu) return Relu(d, v);
+    if constexpr (kAct == Activation::kSigmoid) return Sigmoid(d, v);
+    if constexpr (kAct == Activation::kSilu) return Silu(d, v);
+    if constexpr (kAct == Activation::kGelu) return Gelu(d, v);
+    if constexpr (kAct == Activation::kGeluTanh) return GeluTanh(d, v);
+    if constexpr (kAct == Activation::kTanh) return TanhActivation(d, v);
+    if constexpr (kAct == Activation::kExp) return ExpActivation(d, v);
+  }
+};
+
+// out[i] = op(d, gate[i]) * up[i] for i in [0, n), in the compute type and
+// rounded once. Full vectors, then the tail on a 1-lane tag with the same body.
+template <class T, class Op>
+HWY_INLINE void MapGated(const T* gate, const T* up, T* out, size_t n, const Op& op) {
+  using C = ComputeType<T>;
+  const hn::ScalableTag<C> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    StoreAs(hn::Mul(op(d, LoadAs(d, gate + i)), LoadAs(d, up + i)), d, out + i);
+  }
+  const hn::CappedTag<C, 1> d1;
+  for (; i < n; ++i) {
+    StoreAs(hn::Mul(op(d1, LoadAs(d1, gate + i)), LoadAs(d1, up + i)), d1, out + i);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace cpu
+}  // namespace hetkern
+HWY_AFTER_NAMESPACE();
+
+#endif  // HETKERN_CPU_ACTIVATION_INL_H_

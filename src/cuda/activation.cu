@@ -1,0 +1,125 @@
+// CUDA kernels of the activations (through MapUnary's streaming kernel) and of
+// the gated activations (one block per row, 16-byte packs when d allows).
+#include <algorithm>
+#include <cstdint>
+
+#include "src/core/kernels.h"
+#include "src/cuda/elementwise.cuh"
+
+namespace hetkern {
+namespace cuda {
+namespace {
+
+// The accurate libdevice functions (never the __expf-style intrinsics) of
+// both compute types. NaN propagates through all of them.
+__device__ inline float Exp(float x) { return expf(x); }
+__device__ inline double Exp(double x) { return ::exp(x); }
+__device__ inline float Tanh(float x) { return tanhf(x); }
+__device__ inline double Tanh(double x) { return ::tanh(x); }
+// Phi(x) = (1 + erf(x / sqrt 2)) / 2 directly: no rounding of x / sqrt 2 and
+// no cancellation in 1 + erf for x < 0 (normcdff: max 5 ulp per the CUDA
+// math documentation, over the whole range).
+__device__ inline float NormalCdf(float x) { return normcdff(x); }
+__device__ inline double NormalCdf(double x) { return normcdf(x); }
+
+// x * sigmoid(z) = x / (1 + e^-z), accurate for tiny results and without
+// overflow: with h = e^(-|z|/2), (x h) h / (1 + h^2) for z < 0.
+template <class C>
+__device__ C XSigmoid(C x, C z) {
+  const C h = Exp(C(-0.5) * fabs(z));
+  return (z < C(0) ? (x * h) * h : x) / (C(1) + h * h);
+}
+
+// act(x) in compute type C; the same formulas as the CPU kernels
+// (src/cpu/activation-inl.h explains them).
+template <class C, Activation kAct>
+struct ActivationOp {
+  __device__ C operator()(C x) const {
+    if constexpr (kAct == Activation::kRelu) {
+      return x < C(0) ? C(0) : x;  // relu(NaN) = NaN, relu(-0) = -0, as torch
+    } else if constexpr (kAct == Activation::kSigmoid) {
+      const C e = Exp(-fabs(x));
+      return (x < C(0) ? e : C(1)) / (C(1) + e);
+    } else if constexpr (kAct == Activation::kSilu) {
+      return XSigmoid(x, x);
+    } else if constexpr (kAct == Activation::kGelu) {
+      return x * NormalCdf(x);
+    } else if constexpr (kAct == Activation::kGeluTanh) {
+      constexpr double k0 = 0.7978845608028654;  // sqrt(2 / pi)
+      constexpr double k1 = 0.044715;
+      return XSigmoid(x, x * (C(2 * k0 * k1) * (x * x) + C(2 * k0)));
+    } else if constexpr (kAct == Activation::kTanh) {
+      return Tanh(x);
+    } else {
+      return Exp(x);
+    }
+  }
+};
+
+// out[r, i] = act(x[r, i]) * x[r, d + i]. Block-stride over rows, thread-
+// stride within a row, so any d fits any block. kLanes > 1 needs d % kLanes
+// == 0 and 16-byte aligned x and out (then every row's halves are aligned).
+template <class T, int kLanes, class Op>
+__global__ void GatedKernel(const T* __restrict__ x, T* __restrict__ out, int64_t rows, int64_t d,
+                            Op op) {
+  using Types = CudaTypes<T>;
+  using P = Pack<T, kLanes>;
+  const int64_t packs = d / kLanes;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const P* gate = reinterpret_cast<const P*>(x + r * 2 * d);
+    const P* up = reinterpret_cast<const P*>(x + r * 2 * d + d);
+    P* row_out = reinterpret_cast<P*>(out + r * d);
+    for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
+      const P g = gate[p];
+      const P u = up[p];
+      P v;
+#pragma unroll
+      for (int k = 0; k < kLanes; ++k) {
+        // act(g) * u in the compute type, rounded once.
+        v.lane[k] = Types::Store(op(Types::Load(g.lane[k])) * Types::Load(u.lane[k]));
+      }
+      row_out[p] = v;
+    }
+  }
+}
+
+}  // namespace
+
+void Activate(const UnaryArgs& args, Activation act) {
+  VisitActivation(act, [&](auto kind) {
+    MapUnary(args, [](auto compute) {
+      using C = typename decltype(compute)::type;
+      return ActivationOp<C, decltype(kind)::value>{};
+    });
+  });
+}
+
+void GatedActivate(const GatedArgs& args, Activation act) {
+  if (args.rows == 0 || args.d == 0) return;
+  DeviceScope scope(args.device);
+  VisitCudaType(args.dtype, [&](auto type) {
+    using T = typename decltype(type)::type;
+    using C = typename CudaTypes<T>::Compute;
+    constexpr int kLanes = 16 / sizeof(T);
+    const auto* x = static_cast<const T*>(args.x);
+    auto* out = static_cast<T*>(args.out);
+    const bool vectorised = args.d % kLanes == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
+                            reinterpret_cast<uintptr_t>(out) % 16 == 0;
+    const int64_t per_row = vectorised ? args.d / kLanes : args.d;
+    // A warp at least, a 1024-thread block at most; longer rows loop.
+    const int threads = static_cast<int>(std::min<int64_t>(1024, (per_row + 31) / 32 * 32));
+    const int blocks = scope.StreamingBlocks(args.rows * threads, threads);
+    VisitActivation(act, [&](auto kind) {
+      const ActivationOp<C, decltype(kind)::value> op;
+      if (vectorised) {
+        GatedKernel<T, kLanes><<<blocks, threads, 0, scope.stream()>>>(x, out, args.rows, args.d, op);
+      } else {
+        GatedKernel<T, 1><<<blocks, threads, 0, scope.stream()>>>(x, out, args.rows, args.d, op);
+      }
+    });
+    CheckLaunch();
+  });
+}
+
+}  // namespace cuda
+}  // namespace hetkern

@@ -1,0 +1,103 @@
+// Entries of the activations and gated activations: validate everything, then
+// run the kernel pair on the arguments' device.
+#include <tvm/ffi/function.h>
+
+#include <string>
+
+#include "hetkern/hetkern.h"
+#include "src/core/kernels.h"
+#include "src/core/validate.h"
+
+namespace hetkern {
+namespace {
+
+// "(2, 3)"; the dimension `halved` (if any) is printed at half its size.
+std::string ShapeString(const TensorView& t, int halved) {
+  std::string s = "(";
+  for (int i = 0; i < t.ndim(); ++i) {
+    s += std::to_string(i == halved ? t.size(i) / 2 : t.size(i));
+    s += i + 1 < t.ndim() ? ", " : t.ndim() == 1 ? "," : "";
+  }
+  return s + ")";
+}
+
+void Unary(const char* op, TensorView out, TensorView x, Activation act) {
+  const UnaryArgs args = CheckUnary(op, out, x);
+  HETKERN_LAUNCH(args.device, Activate(args, act));
+}
+
+Activation GeluKind(const char* op, const std::string& approximate) {
+  HETKERN_CHECK(approximate == "none" || approximate == "tanh", ValueError)
+      << "hetkern." << op << ": 'approximate' is '" << approximate
+      << "'; expected 'none' or 'tanh'";
+  return approximate == "tanh" ? Activation::kGeluTanh : Activation::kGelu;
+}
+
+// x: (..., 2 * d) -> out: (..., d) of the same dtype and device, no overlap.
+GatedArgs CheckGated(const char* op, const TensorView& out, const TensorView& x) {
+  const ArrayArg xa = CheckArray(op, "x", x);
+  HETKERN_CHECK(x.ndim() >= 1, ValueError)
+      << "hetkern." << op << ": 'x' is 0-dimensional; expected shape (..., 2 * d)";
+  const int64_t last = x.size(x.ndim() - 1);
+  HETKERN_CHECK(last % 2 == 0, ValueError)
+      << "hetkern." << op << ": 'x' has last dimension " << last
+      << "; the last dimension must be even (gate and up halves of d each)";
+  const ArrayArg oa = CheckArray(op, "out", out);
+  HETKERN_CHECK(oa.dtype == xa.dtype, ValueError)
+      << "hetkern." << op << ": 'out' has dtype " << DTypeName(oa.dtype) << "; expected "
+      << DTypeName(xa.dtype) << " like 'x'";
+  HETKERN_CHECK(oa.device.device_type == xa.device.device_type &&
+                    oa.device.device_id == xa.device.device_id,
+                ValueError)
+      << "hetkern." << op << ": 'out' is on a different device than 'x'; expected the same device";
+  bool shape_ok = out.ndim() == x.ndim() && out.size(out.ndim() - 1) == last / 2;
+  for (int i = 0; shape_ok && i + 1 < x.ndim(); ++i) shape_ok = out.size(i) == x.size(i);
+  HETKERN_CHECK(shape_ok, ValueError)
+      << "hetkern." << op << ": 'out' has shape " << ShapeString(out, out.ndim()) << "; expected "
+      << ShapeString(x, x.ndim() - 1) << " (the shape of 'x' with its last dimension halved)";
+  // In place is impossible (out is half the size), so any overlap is refused.
+  HETKERN_CHECK(oa.data != xa.data || oa.numel == 0, ValueError)
+      << "hetkern." << op << ": 'out' overlaps 'x'; expected a separate array";
+  CheckNoPartialOverlap(op, "out", oa, "x", xa);
+  const int64_t d = last / 2;
+  return GatedArgs{xa.dtype, xa.device, d == 0 ? 0 : xa.numel / last, d, xa.data, oa.data};
+}
+
+void Gated(const char* op, TensorView out, TensorView x, Activation act) {
+  const GatedArgs args = CheckGated(op, out, x);
+  if (args.rows == 0 || args.d == 0) return;
+  HETKERN_LAUNCH(args.device, GatedActivate(args, act));
+}
+
+}  // namespace
+
+void relu(TensorView out, TensorView x) { Unary("relu", out, x, Activation::kRelu); }
+void sigmoid(TensorView out, TensorView x) { Unary("sigmoid", out, x, Activation::kSigmoid); }
+void silu(TensorView out, TensorView x) { Unary("silu", out, x, Activation::kSilu); }
+void tanh(TensorView out, TensorView x) { Unary("tanh", out, x, Activation::kTanh); }
+void exp(TensorView out, TensorView x) { Unary("exp", out, x, Activation::kExp); }
+
+void gelu(TensorView out, TensorView x, const std::string& approximate) {
+  const Activation act = GeluKind("gelu", approximate);
+  Unary("gelu", out, x, act);
+}
+
+void silu_and_mul(TensorView out, TensorView x) {
+  Gated("silu_and_mul", out, x, Activation::kSilu);
+}
+
+void gelu_and_mul(TensorView out, TensorView x, const std::string& approximate) {
+  const Activation act = GeluKind("gelu_and_mul", approximate);
+  Gated("gelu_and_mul", out, x, act);
+}
+
+}  // namespace hetkern
+
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(relu, hetkern::relu);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(sigmoid, hetkern::sigmoid);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(silu, hetkern::silu);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(gelu, hetkern::gelu);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(tanh, hetkern::tanh);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(exp, hetkern::exp);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(silu_and_mul, hetkern::silu_and_mul);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(gelu_and_mul, hetkern::gelu_and_mul);
