@@ -87,8 +87,8 @@ __global__ void GatedKernel(const T* __restrict__ x, T* __restrict__ out, int64_
 
 void Activate(const UnaryArgs& args, Activation act) {
   VisitActivation(act, [&](auto kind) {
-    MapUnary(args, [](auto compute) {
-      using C = typename decltype(compute)::type;
+    MapUnary(args, [](auto storage) {
+      using C = typename CudaTypes<typename decltype(storage)::type>::Compute;
       return ActivationOp<C, decltype(kind)::value>{};
     });
   });
