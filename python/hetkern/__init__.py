@@ -24,6 +24,7 @@ from ._reduce import dot, max, norm, sum  # noqa: A004 (hetkern.sum/max shadow t
 from ._norm import fused_add_rmsnorm, layernorm, rmsnorm
 # [softmax]
 # [rope]
+from ._rope import rope
 
 __version__: str = _lib.module.version()
 
@@ -124,4 +125,5 @@ __all__ = [
     "rmsnorm",
     # [softmax]
     # [rope]
+    "rope",
 ]
