@@ -60,14 +60,14 @@ HWY_INLINE void RopeTokens(const RopeArgs& a, int64_t begin, int64_t end) {
   const size_t half = static_cast<size_t>(a.rot_dim / 2);
   const auto* positions = static_cast<const TPos*>(a.positions);
   for (int64_t t = begin; t < end; ++t) {
-    const TC* cos = static_cast<const TC*>(a.cos_sin_cache) + positions[t] * a.rot_dim;
-    const TC* sin = cos + half;
+    const TC* cos_row = static_cast<const TC*>(a.cos_sin_cache) + positions[t] * a.rot_dim;
+    const TC* sin_row = cos_row + half;
     T* query = static_cast<T*>(a.query) + t * a.num_heads * a.head_size;
     T* key = a.key ? static_cast<T*>(a.key) + t * a.num_kv_heads * a.head_size : nullptr;
     // One body for full vectors and, on the tail, single lanes.
     const auto rotate = [&](auto dv, size_t pair) HWY_ATTR {
-      const auto c = LoadCacheAs(dv, cos + pair);
-      const auto s = LoadCacheAs(dv, sin + pair);
+      const auto c = LoadCacheAs(dv, cos_row + pair);
+      const auto s = LoadCacheAs(dv, sin_row + pair);
       RotateHeads<kNeox>(dv, query, a.num_heads, head_size, half, pair, c, s);
       if (key) RotateHeads<kNeox>(dv, key, a.num_kv_heads, head_size, half, pair, c, s);
     };

@@ -64,16 +64,16 @@ __global__ void __launch_bounds__(512) RopeKernel(RopeArgs a) {
     // Out-of-range positions cannot be reported without a host sync: such
     // tokens are skipped (left unchanged), never read out of bounds.
     if (pos < 0 || pos >= a.max_position) continue;
-    const TC* cos = cache + pos * a.rot_dim;
-    const TC* sin = cos + half;
+    const TC* cos_row = cache + pos * a.rot_dim;
+    const TC* sin_row = cos_row + half;
     for (int item = threadIdx.x; item < items; item += blockDim.x) {
       const int head = item / chunks;
       const int pair = (item - head * chunks) * kPairs;
       T* head_ptr = head < num_heads
                         ? query + (token * a.num_heads + head) * head_size
                         : key + (token * a.num_kv_heads + (head - num_heads)) * head_size;
-      const Pack<TC, kPairs> c = LoadLanes<kPairs, kVector>(cos + pair);
-      const Pack<TC, kPairs> s = LoadLanes<kPairs, kVector>(sin + pair);
+      const Pack<TC, kPairs> c = LoadLanes<kPairs, kVector>(cos_row + pair);
+      const Pack<TC, kPairs> s = LoadLanes<kPairs, kVector>(sin_row + pair);
       // x/y: the two halves (NeoX) or the interleaved pairs (GPT-J).
       Pack<T, kNeox ? kPairs : 2 * kPairs> x_pack, y_pack;
       if constexpr (kNeox) {
@@ -82,15 +82,21 @@ __global__ void __launch_bounds__(512) RopeKernel(RopeArgs a) {
       } else {
         x_pack = LoadLanes<2 * kPairs, kVector>(head_ptr + 2 * pair);
       }
-#pragma unroll
-      for (int k = 0; k < kPairs; ++k) {
-        T& x_ref = kNeox ? x_pack.lane[k] : x_pack.lane[2 * k];
-        T& y_ref = kNeox ? y_pack.lane[k] : x_pack.lane[2 * k + 1];
+      // Pair k is (x_ref, y_ref), rotated in place in the packs.
+      const auto rotate = [&](int k, T& x_ref, T& y_ref) {
         const C x = Types::Load(x_ref), y = Types::Load(y_ref);
         const C cos_k = static_cast<C>(CudaTypes<TC>::Load(c.lane[k]));
         const C sin_k = static_cast<C>(CudaTypes<TC>::Load(s.lane[k]));
         x_ref = Types::Store(SubRn(MulRn(x, cos_k), MulRn(y, sin_k)));
         y_ref = Types::Store(AddRn(MulRn(y, cos_k), MulRn(x, sin_k)));
+      };
+#pragma unroll
+      for (int k = 0; k < kPairs; ++k) {
+        if constexpr (kNeox) {
+          rotate(k, x_pack.lane[k], y_pack.lane[k]);
+        } else {
+          rotate(k, x_pack.lane[2 * k], x_pack.lane[2 * k + 1]);
+        }
       }
       if constexpr (kNeox) {
         StoreLanes<kPairs, kVector>(x_pack, head_ptr + pair);

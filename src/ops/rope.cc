@@ -2,6 +2,7 @@
 // then rotate query and key in place on the arguments' device.
 #include <tvm/ffi/function.h>
 
+#include <climits>
 #include <cstdint>
 #include <string>
 
@@ -176,6 +177,13 @@ void rope(TensorView query, tvm::ffi::Optional<TensorView> key, TensorView posit
   CheckDisjoint("query", q_span, "positions", p_span);
   CheckDisjoint("key", k_span, "cos_sin_cache", c_span);
   CheckDisjoint("key", k_span, "positions", p_span);
+
+  // The CUDA kernel indexes within a token in int.
+  HETKERN_CHECK(args.device.device_type != kDLCUDA ||
+                    (args.num_heads + args.num_kv_heads) * args.head_size <= INT32_MAX,
+                ValueError)
+      << "hetkern." << kOp << ": 'query' and 'key' have " << args.num_heads + args.num_kv_heads
+      << " heads of " << head_size << " features per token; expected < 2^31 per token on CUDA";
 
   // On CPU an out-of-range position is an error raised before any write; on
   // CUDA reading the values would need a host sync, so the kernel skips such
