@@ -54,8 +54,9 @@ template <bool kNeox, class T, class TC, class TPos>
 HWY_INLINE void RopeTokens(const RopeArgs& a, int64_t begin, int64_t end) {
   using C = ComputeType<T>;
   const hn::ScalableTag<C> d;
+  const hn::CappedTag<C, 4> d4;  // e.g. the 8 pairs left of head_size 80 on AVX-512
   const hn::CappedTag<C, 1> d1;
-  const size_t lanes = hn::Lanes(d);
+  const size_t lanes = hn::Lanes(d), lanes4 = hn::Lanes(d4);
   const size_t head_size = static_cast<size_t>(a.head_size);
   const size_t half = static_cast<size_t>(a.rot_dim / 2);
   const auto* positions = static_cast<const TPos*>(a.positions);
@@ -64,7 +65,7 @@ HWY_INLINE void RopeTokens(const RopeArgs& a, int64_t begin, int64_t end) {
     const TC* sin_row = cos_row + half;
     T* query = static_cast<T*>(a.query) + t * a.num_heads * a.head_size;
     T* key = a.key ? static_cast<T*>(a.key) + t * a.num_kv_heads * a.head_size : nullptr;
-    // One body for full vectors and, on the tail, single lanes.
+    // One body for full vectors and, on the tail, up to 4 then single lanes.
     const auto rotate = [&](auto dv, size_t pair) HWY_ATTR {
       const auto c = LoadCacheAs(dv, cos_row + pair);
       const auto s = LoadCacheAs(dv, sin_row + pair);
@@ -73,6 +74,7 @@ HWY_INLINE void RopeTokens(const RopeArgs& a, int64_t begin, int64_t end) {
     };
     size_t pair = 0;
     for (; pair + lanes <= half; pair += lanes) rotate(d, pair);
+    for (; pair + lanes4 <= half; pair += lanes4) rotate(d4, pair);
     for (; pair < half; ++pair) rotate(d1, pair);
   }
 }
