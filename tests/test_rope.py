@@ -309,9 +309,14 @@ def test_overlapping_arrays_are_rejected():
 def test_read_only_query_is_rejected():
     positions, query, key, cache = (t.numpy() for t in _good())
     query.flags.writeable = False
-    with pytest.raises(ValueError, match="'query' is read-only"):
+    with pytest.raises(ValueError, match="'query' is read-only; expected a writable array"):
         hetkern.rope(positions, query, key, 8, cache, True)
     assert (key == 5.0).all()
+    query = query.copy()
+    key.flags.writeable = False
+    with pytest.raises(ValueError, match="'key' is read-only"):
+        hetkern.rope(positions, query, key, 8, cache, True)
+    assert (query == 7.0).all()
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")

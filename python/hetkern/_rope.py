@@ -1,20 +1,30 @@
-"""Rotary position embedding (vLLM's ``rotary_embedding`` op), in place."""
+"""Rotary position embedding (vLLM's ``rotary_embedding`` op), in place.
+
+A thin wrapper in the manner of `scale`: the arguments go straight to
+libhetkern, which validates them (positions, shapes, dtypes, devices,
+overlaps) and runs on their device; Python checks them one by one only if
+TVM-FFI refuses one.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from . import _lib
-from ._ops import _check_array, _ndarray
-
-_rope = _lib.module.rope
+from ._ops import _prepare
 
 
-def _writable(name: str, a):
-    """`a` checked as an array that rope may write in place."""
-    if type(a) is _ndarray and not a.flags.writeable:
-        raise ValueError(f"hetkern.rope: '{name}' is read-only; rope writes it in place")
-    return _check_array("rope", name, a)
+def _checked(positions, query, key, head_size, cos_sin_cache, is_neox):
+    """The slow path's arguments, in the library's order, each checked."""
+    if isinstance(head_size, bool) or not isinstance(head_size, (int, np.integer)):
+        raise TypeError(f"hetkern.rope: 'head_size' must be an int; got {type(head_size).__name__}")
+    if not isinstance(is_neox, (bool, np.bool_)):
+        raise TypeError(f"hetkern.rope: 'is_neox' must be a bool; got {type(is_neox).__name__}")
+    return (_prepare("rope", "!query", query),
+            None if key is None else _prepare("rope", "!key", key),
+            _prepare("rope", "positions", positions),
+            _prepare("rope", "cos_sin_cache", cos_sin_cache),
+            int(head_size), bool(is_neox))
 
 
 def rope(positions, query, key, head_size, cos_sin_cache, is_neox=True):
@@ -38,13 +48,12 @@ def rope(positions, query, key, head_size, cos_sin_cache, is_neox=True):
     is written; on CUDA (checking would need a host sync) such tokens are left
     unchanged. All arrays must be contiguous and on one device.
     """
-    q = _writable("query", query)
-    k = None if key is None else _writable("key", key)
-    pos = _check_array("rope", "positions", positions)
-    cache = _check_array("rope", "cos_sin_cache", cos_sin_cache)
-    if isinstance(head_size, bool) or not isinstance(head_size, (int, np.integer)):
-        raise TypeError(f"hetkern.rope: 'head_size' must be an int; got {type(head_size).__name__}")
-    if not isinstance(is_neox, (bool, np.bool_)):
-        raise TypeError(f"hetkern.rope: 'is_neox' must be a bool; got {type(is_neox).__name__}")
-    _rope(q, k, pos, cache, int(head_size), bool(is_neox))
+    try:
+        _rope(query, key, positions, cos_sin_cache, head_size, is_neox)
+    except (TypeError, BufferError):
+        # TVM-FFI refused an argument before calling in: check each one.
+        _rope(*_checked(positions, query, key, head_size, cos_sin_cache, is_neox))
     return query, key
+
+
+_rope = _lib.module.rope
