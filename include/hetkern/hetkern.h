@@ -126,6 +126,20 @@ HETKERN_API void log_softmax(TensorView out, TensorView x);
 
 // ---- Ops: [rope] rotary embedding
 
+// Rotary position embedding, in place, as vLLM's `rotary_embedding` op (the
+// in-place tensors come first; Python: rope(positions, query, key, head_size,
+// cos_sin_cache, is_neox)). positions: int64/int32, (num_tokens,) or
+// (batch, seq) = S. query: (*S, heads * head_size) or (*S, heads, head_size);
+// key: likewise with its own head count, or absent. cos_sin_cache:
+// (max_position, rot_dim), cos in its first rot_dim/2 columns and sin in the
+// rest, rot_dim even <= head_size; its dtype is the query's or float32. The
+// first rot_dim features of every head rotate: pairs (i, i + rot_dim/2) when
+// is_neox, else (2i, 2i+1). float16/bfloat16 compute in float32, rounded once.
+// CPU: positions outside [0, max_position) throw ValueError before any write;
+// CUDA (no host sync): tokens with such positions are left unchanged.
+HETKERN_API void rope(TensorView query, tvm::ffi::Optional<TensorView> key, TensorView positions,
+                      TensorView cos_sin_cache, int64_t head_size, bool is_neox);
+
 // ---- Build and runtime information -------------------------------------
 
 HETKERN_API std::string version();

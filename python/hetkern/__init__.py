@@ -27,6 +27,7 @@ from ._norm import fused_add_rmsnorm, layernorm, rmsnorm
 # [softmax]
 from ._softmax import log_softmax, softmax
 # [rope]
+from ._rope import rope
 
 __version__: str = _lib.module.version()
 
@@ -143,4 +144,5 @@ __all__ = [
     "log_softmax",
     "softmax",
     # [rope]
+    "rope",
 ]

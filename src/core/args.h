@@ -181,4 +181,30 @@ struct SoftmaxArgs {
 
 // [rope] rotary embedding
 
+// Integer types accepted for rope's positions.
+enum class PositionType : uint8_t { kInt32, kInt64 };
+
+// Rotary embedding applied in place to query and (when key != nullptr) key,
+// both contiguous (num_tokens, heads, head_size). Pair p of a head (p <
+// rot_dim / 2) is (p, p + rot_dim / 2) when is_neox, else (2p, 2p + 1); it
+// rotates by the angle whose cos and sin are cos_sin_cache[pos][p] and
+// cos_sin_cache[pos][rot_dim / 2 + p]. Features past rot_dim stay unchanged.
+struct RopeArgs {
+  DType dtype;        // query and key
+  DType cache_dtype;  // dtype, or float32
+  PositionType position_type;
+  DLDevice device;
+  int64_t num_tokens;
+  int64_t num_heads;
+  int64_t num_kv_heads;  // 0 when key is absent
+  int64_t head_size;
+  int64_t rot_dim;       // even, in [2, head_size]
+  int64_t max_position;  // rows of cos_sin_cache
+  bool is_neox;
+  const void* positions;  // num_tokens entries
+  void* query;
+  void* key;  // nullptr: no key
+  const void* cos_sin_cache;
+};
+
 }  // namespace hetkern
