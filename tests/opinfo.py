@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import torch
+import torch.nn.functional as F
 
 import hetkern
 
@@ -47,7 +48,7 @@ class OpInfo:
     dtypes: tuple = ALL_FLOATS
     # dtype -> Tolerance, or None for bit-exact (NaN-aware) comparison
     tolerance: Callable = lambda dtype: None
-    # out shape/dtype for a given input list (None: like inputs[0])
+    # (inputs, **variant) -> an output array (None: like inputs[0])
     out_like: Callable | None = None
     # Whether out=inputs[0] (in place) is supported.
     inplace: bool = True
@@ -57,9 +58,9 @@ class OpInfo:
     # expect the reference's answer (False where inputs must be well-formed).
     property_values: bool = True
 
-    def expected_out(self, inputs):
+    def expected_out(self, inputs, **variant):
         if self.out_like:
-            return self.out_like(inputs)
+            return self.out_like(inputs, **variant)
         return torch.empty_like(inputs[0], memory_format=torch.contiguous_format)
 
 
@@ -90,7 +91,84 @@ def sum_tolerance(dtype):
     return Tolerance(atol=2e-3, rtol={F32: 1e-5, F16: 2 * 2**-10, BF16: 2 * 2**-7}[dtype])
 
 
-def rows_out(inputs):
+def activation_tolerance(f32_ulps=16, f64=1e-10):
+    """Transcendental activations vs a float64 reference: a few ulp in float32
+    (CUDA's libdevice included; docs/activation.md has the per-op bounds that
+    test_activation.py enforces), 1-2 ulp of the storage type for 16-bit, and
+    an absolute term for results in the subnormal range."""
+    table = {F32: Tolerance(atol=1e-37, rtol=f32_ulps * 2**-24),
+             F64: Tolerance(atol=1e-300, rtol=f64),
+             F16: Tolerance(atol=2**-24, rtol=2 * 2**-11),
+             BF16: Tolerance(atol=1e-37, rtol=2 * 2**-8)}
+    return table.__getitem__
+
+
+def gelu_reference(x, approximate="none"):
+    """GELU in float64 without the cancellation of 0.5 * x * (1 + erf/tanh)
+    for negative x (torch's formula loses the tail that hetkern keeps)."""
+    if approximate == "tanh":
+        k0, k1 = (2 / torch.pi) ** 0.5, 0.044715
+        return x * torch.sigmoid(2 * k0 * (x + k1 * x**3))
+    return x * 0.5 * torch.special.erfc(-x / 2**0.5)
+
+
+def pairs(make):
+    """make_inputs for two same-shaped operands."""
+    return lambda shape, dtype, device, gen: [make(shape, dtype, device, gen),
+                                              make(shape, dtype, device, gen)]
+
+
+def gated_inputs(shape, dtype, device, gen):
+    return [randn(shape[:-1] + (2 * shape[-1],), dtype, device, gen, 2)]
+
+
+def gated_out(inputs, **variant):
+    x = inputs[0]
+    return torch.empty(x.shape[:-1] + (x.shape[-1] // 2,), dtype=x.dtype, device=x.device)
+
+
+def gated_reference(act):
+    def reference(inputs, **kw):
+        x = inputs[0].double()
+        d = x.shape[-1] // 2
+        return (act(x[..., :d], **kw) * x[..., d:]).to(inputs[0].dtype)
+    return reference
+
+
+def rope_inputs(shape, dtype, device, gen):
+    """shape = (tokens, query heads, head_size); 2 kv heads, full rotary."""
+    tokens, heads, head_size = shape
+    max_position = 64
+    positions = torch.randint(0, max_position, (tokens,), generator=gen).to(device)
+    inv_freq = 1.0 / (10000.0 ** (torch.arange(0, head_size, 2, dtype=torch.float64) / head_size))
+    freqs = torch.outer(torch.arange(max_position, dtype=torch.float64), inv_freq)
+    cache = torch.cat((freqs.cos(), freqs.sin()), dim=-1).to(dtype).to(device)
+    return [randn((tokens, heads * head_size), dtype, device, gen, 2),
+            randn((tokens, 2 * head_size), dtype, device, gen, 2), positions, cache]
+
+
+def rope_reference(inputs, is_neox=True):
+    """vLLM's forward_native in the compute type, rounded once."""
+    query, key, positions, cache = inputs
+    compute = torch.float64 if query.dtype == F64 else torch.float32
+    cos, sin = cache.to(compute)[positions.long()].chunk(2, dim=-1)
+    cos, sin = cos.unsqueeze(-2), sin.unsqueeze(-2)
+    head_size = cache.shape[1]
+
+    def apply(x):
+        x = x.to(compute).reshape(x.shape[0], x.shape[1] // head_size, head_size)
+        if is_neox:
+            x1, x2 = x.chunk(2, dim=-1)
+        else:
+            x1, x2 = x[..., ::2], x[..., 1::2]
+        o1, o2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin
+        y = torch.cat((o1, o2), -1) if is_neox else torch.stack((o1, o2), -1).flatten(-2)
+        return y.flatten(-2).to(query.dtype)
+
+    return apply(query), apply(key)
+
+
+def rows_out(inputs, **variant):
     x = inputs[0]
     return torch.empty(x.shape[:-1], dtype=x.dtype, device=x.device)
 
@@ -179,5 +257,103 @@ OPS: list[OpInfo] = [
         ).to(inputs[0].dtype),
         shapes=ROW_SHAPES, tolerance=storage_tolerance(ulps_16bit=4, f32=2e-5),
         property_values=False,
+    ),
+    # ---- elementwise binary (docs/elementwise.md): bit-exact vs torch ----
+    *[OpInfo(
+        name=name,
+        make_inputs=pairs(lambda shape, dtype, device, gen: randn(shape, dtype, device, gen, 4)),
+        call=lambda inputs, out, fn=fn, **kw: fn(inputs[0], inputs[1], out=out),
+        reference=lambda inputs, ref=ref, **kw: ref(inputs[0], inputs[1]),
+    ) for name, fn, ref in [("add", hetkern.add, torch.add), ("sub", hetkern.sub, torch.sub),
+                            ("mul", hetkern.mul, torch.mul), ("div", hetkern.div, torch.div)]],
+    OpInfo(
+        name="add_row_broadcast",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen, 4),
+                                                        randn(shape[-1:], dtype, device, gen, 4)],
+        call=lambda inputs, out, **kw: hetkern.add(inputs[0], inputs[1], out=out),
+        reference=lambda inputs, **kw: inputs[0] + inputs[1],
+        shapes=ROW_SHAPES,
+    ),
+    OpInfo(
+        name="axpby",
+        make_inputs=pairs(lambda shape, dtype, device, gen: randn(shape, dtype, device, gen, 4)),
+        call=lambda inputs, out, **kw: hetkern.axpby(inputs[0], inputs[1], 0.75, -1.5, out=out),
+        # One rounding in the compute type per product and sum (16-bit: then once more).
+        reference=lambda inputs, **kw: (
+            0.75 * inputs[0].to(torch.float64 if inputs[0].dtype == F64 else F32)
+            + -1.5 * inputs[1].to(torch.float64 if inputs[0].dtype == F64 else F32)
+        ).to(inputs[0].dtype),
+    ),
+    OpInfo(
+        name="cast",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen, 30)],
+        call=lambda inputs, out, to=F32: hetkern.cast(inputs[0], to, out=out),
+        reference=lambda inputs, to=F32: inputs[0].to(to),
+        variants=tuple({"to": t} for t in ALL_FLOATS),
+        inplace=False,
+        out_like=lambda inputs, to=F32: torch.empty(inputs[0].shape, dtype=to, device=inputs[0].device),
+    ),
+    # ---- activations (docs/activation.md) ----
+    OpInfo(
+        name="relu",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen)],
+        call=lambda inputs, out, **kw: hetkern.relu(inputs[0], out=out),
+        reference=lambda inputs, **kw: torch.relu(inputs[0]),
+    ),
+    *[OpInfo(
+        name=name,
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen, 3)],
+        call=lambda inputs, out, fn=fn, **kw: fn(inputs[0], out=out, **kw),
+        reference=lambda inputs, ref=ref, **kw: ref(inputs[0].double(), **kw).to(inputs[0].dtype),
+        tolerance=tolerance,
+        variants=variants,
+        property_values=name != "gelu",
+    ) for name, fn, ref, variants, tolerance in [
+        ("sigmoid", hetkern.sigmoid, torch.sigmoid, ({},), activation_tolerance()),
+        ("silu", hetkern.silu, F.silu, ({},), activation_tolerance()),
+        # gelu's tanh form: 4 (1 + |z|) ulp, z = 2 k0 (x + k1 x^3) (docs/activation.md).
+        ("gelu", hetkern.gelu, gelu_reference, ({"approximate": "none"}, {"approximate": "tanh"}),
+         activation_tolerance(f32_ulps=400)),
+        ("tanh", hetkern.tanh, torch.tanh, ({},), activation_tolerance()),
+        ("exp", hetkern.exp, torch.exp, ({},), activation_tolerance()),
+    ]],
+    OpInfo(
+        name="silu_and_mul",
+        make_inputs=gated_inputs,
+        call=lambda inputs, out, **kw: hetkern.silu_and_mul(inputs[0], out=out),
+        reference=gated_reference(F.silu),
+        shapes=ROW_SHAPES, out_like=gated_out, inplace=False, property_values=False,
+        tolerance=activation_tolerance(f32_ulps=24),
+    ),
+    OpInfo(
+        name="gelu_and_mul",
+        make_inputs=gated_inputs,
+        call=lambda inputs, out, **kw: hetkern.gelu_and_mul(inputs[0], out=out, **kw),
+        reference=gated_reference(gelu_reference),
+        shapes=ROW_SHAPES, out_like=gated_out, inplace=False, property_values=False,
+        tolerance=activation_tolerance(f32_ulps=400),
+        variants=({"approximate": "none"}, {"approximate": "tanh"}),
+    ),
+    # ---- softmax (docs/softmax.md) ----
+    *[OpInfo(
+        name=name,
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen, 2)],
+        call=lambda inputs, out, fn=fn, **kw: fn(inputs[0], out=out),
+        reference=lambda inputs, ref=ref, **kw: ref(inputs[0].double(), -1).to(inputs[0].dtype),
+        shapes=ROW_SHAPES,
+        tolerance=storage_tolerance(ulps_16bit=2, f32=64 * 2**-23, f64=64 * 2**-52),
+        property_values=False,
+    ) for name, fn, ref in [("softmax", hetkern.softmax, torch.softmax),
+                            ("log_softmax", hetkern.log_softmax, torch.log_softmax)]],
+    # ---- rotary embedding (docs/rope.md): in place on query and key ----
+    OpInfo(
+        name="rope",
+        make_inputs=rope_inputs,
+        call=lambda inputs, out, is_neox=True: hetkern.rope(
+            inputs[2], inputs[0], inputs[1], inputs[3].shape[1], inputs[3], is_neox),
+        reference=rope_reference,
+        shapes=[(0, 1, 64), (1, 1, 64), (3, 2, 64), (7, 4, 128), (5, 3, 80), (2, 1, 256), (33, 2, 64)],
+        dtypes=ALL_FLOATS, inplace=False, property_values=False,
+        variants=({"is_neox": True}, {"is_neox": False}),
     ),
 ]

@@ -1,13 +1,18 @@
-"""Tests generated from the op table in opinfo.py: every op x dtype x device
-x CPU target x sample shape x alignment, plus the layout checks every op
-shares (non-contiguous input refused, out untouched)."""
+"""Tests generated from the op table in opinfo.py: every op x dtype x sample
+shape x variant is one test; on the CPU each runs on every Highway target
+this CPU supports and at two alignments, on CUDA at two alignments. Plus the
+layout check every op shares (non-contiguous input refused, out untouched).
+
+Generated cases (op x dtype x shape x variant x target x alignment) are
+counted by `python tests/test_opinfo.py`."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from conftest import assert_bitwise_equal, bytes_of, requires_cuda
+import hetkern
+from conftest import CPU_TARGETS, assert_bitwise_equal, bytes_of, requires_cuda
 from opinfo import OPS
 
 
@@ -49,7 +54,7 @@ def _check(op, dtype, shape, variant, device, offset):
     inputs = [_misaligned(t, offset) for t in op.make_inputs(shape, dtype, device, gen)]
     expected = op.reference([t.clone() for t in inputs], **variant)
     _compare(op, dtype, op.call([t.clone() for t in inputs], None, **variant), expected)
-    out = _misaligned(op.expected_out(inputs), offset)
+    out = _misaligned(op.expected_out(inputs, **variant), offset)
     result = op.call([t.clone() for t in inputs], out, **variant)
     _compare(op, dtype, result, expected)
     if op.inplace:
@@ -57,17 +62,27 @@ def _check(op, dtype, shape, variant, device, offset):
         _compare(op, dtype, op.call(mine, mine[0], **variant), expected)
 
 
-@pytest.mark.parametrize("offset", [0, 1])
+OFFSETS = (0, 1)
+
+
 @pytest.mark.parametrize("op, dtype, shape, variant", list(_cases(OPS)))
-def test_cpu(cpu_target, op, dtype, shape, variant, offset):
-    _check(op, dtype, shape, variant, "cpu", offset)
+def test_cpu(op, dtype, shape, variant):
+    try:
+        for target in CPU_TARGETS:
+            hetkern.set_cpu_target(target)
+            for offset in OFFSETS:
+                _check(op, dtype, shape, variant, "cpu", offset)
+    except AssertionError as e:
+        raise AssertionError(f"on CPU target {target}, offset {offset}: {e}") from None
+    finally:
+        hetkern.set_cpu_target(None)
 
 
 @requires_cuda
-@pytest.mark.parametrize("offset", [0, 1])
 @pytest.mark.parametrize("op, dtype, shape, variant", list(_cases(OPS)))
-def test_cuda(op, dtype, shape, variant, offset):
-    _check(op, dtype, shape, variant, "cuda", offset)
+def test_cuda(op, dtype, shape, variant):
+    for offset in OFFSETS:
+        _check(op, dtype, shape, variant, "cuda", offset)
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
@@ -76,8 +91,16 @@ def test_non_contiguous_input_is_refused(op):
     gen = torch.Generator().manual_seed(0)
     inputs = op.make_inputs(shape, torch.float32, "cpu", gen)
     transposed = [inputs[0].t()] + inputs[1:]
-    out = op.expected_out(transposed)
+    out = op.expected_out(transposed, **op.variants[0])
     before = bytes_of(out)
     with pytest.raises(ValueError, match="must be contiguous"):
         op.call(transposed, out)
     assert bytes_of(out) == before
+
+
+if __name__ == "__main__":
+    cases = list(_cases(OPS))
+    print(f"{len(OPS)} ops, {len(cases)} op x dtype x shape x variant tests; "
+          f"CPU: x {len(CPU_TARGETS)} targets x {len(OFFSETS)} alignments = "
+          f"{len(cases) * len(CPU_TARGETS) * len(OFFSETS)} cases; "
+          f"CUDA: x {len(OFFSETS)} alignments = {len(cases) * len(OFFSETS)} cases")
