@@ -16,11 +16,25 @@ __device__ inline float Exp(float x) { return expf(x); }
 __device__ inline double Exp(double x) { return ::exp(x); }
 __device__ inline float Tanh(float x) { return tanhf(x); }
 __device__ inline double Tanh(double x) { return ::tanh(x); }
-// Phi(x) = (1 + erf(x / sqrt 2)) / 2 directly: no rounding of x / sqrt 2 and
-// no cancellation in 1 + erf for x < 0 (normcdff: max 5 ulp per the CUDA
-// math documentation, over the whole range).
-__device__ inline float NormalCdf(float x) { return normcdff(x); }
-__device__ inline double NormalCdf(double x) { return normcdf(x); }
+// GELU's x * Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2 the standard normal
+// CDF, through normcdf directly: no rounding of x / sqrt 2 and no
+// cancellation in 1 + erf for x < 0 (normcdff: max 5 ulp per the CUDA math
+// documentation). Below x = -12.94 Phi(x) is subnormal in float32 and 0 below
+// -14.1, while x * Phi(x) (|x| times larger) is still representable down to
+// -14.4: there a float32 normcdff would lose the result's digits before the
+// product (30+ ulp, or 0 where the exact value is not, making 0 * inf = NaN in
+// the gated ops). So the float tail is computed in double (Phi and the product
+// normal there) and rounded once; x < -12 is rare enough that its cost is nil.
+__device__ inline float XNormalCdf(float x) {
+  if (x < -12.0f) {
+    const double xd = x;
+    return static_cast<float>(xd * normcdf(xd));
+  }
+  return x * normcdff(x);
+}
+// float64 has no wider type; its bound (docs/activation.md) allows the
+// subnormal Phi below x = -37.5.
+__device__ inline double XNormalCdf(double x) { return x * normcdf(x); }
 
 // x * sigmoid(z) = x / (1 + e^-z), accurate for tiny results and without
 // overflow: with h = e^(-|z|/2), (x h) h / (1 + h^2) for z < 0.
@@ -43,7 +57,7 @@ struct ActivationOp {
     } else if constexpr (kAct == Activation::kSilu) {
       return XSigmoid(x, x);
     } else if constexpr (kAct == Activation::kGelu) {
-      return x * NormalCdf(x);
+      return XNormalCdf(x);
     } else if constexpr (kAct == Activation::kGeluTanh) {
       constexpr double k0 = 0.7978845608028654;  // sqrt(2 / pi)
       constexpr double k1 = 0.044715;
