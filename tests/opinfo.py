@@ -168,6 +168,18 @@ def rope_reference(inputs, is_neox=True):
     return apply(query), apply(key)
 
 
+def ieee_amax(x, axis=-1):
+    """torch.amax over the last axis (or all, axis=None) with the sign of a
+    zero maximum made order-independent: +0 if the row holds a +0 (IEEE
+    754-2019 maximum, hetkern.max's contract). torch.amax itself returns the
+    zero its evaluation order meets first: -0.0 for [-0., 0.], +0.0 for [0., -0.]."""
+    flat = x.reshape(-1) if axis is None else x
+    dim = 0 if axis is None else -1
+    ref = torch.amax(flat, dim=dim)
+    has_positive_zero = ((flat == 0) & ~torch.signbit(flat)).any(dim=dim)
+    return torch.where((ref == 0) & has_positive_zero, ref.abs(), ref)
+
+
 def rows_out(inputs, **variant):
     x = inputs[0]
     return torch.empty(x.shape[:-1], dtype=x.dtype, device=x.device)
@@ -205,7 +217,7 @@ OPS: list[OpInfo] = [
         name="max",
         make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen)],
         call=lambda inputs, out, **kw: hetkern.max(inputs[0], out=out),
-        reference=lambda inputs, **kw: inputs[0].amax(-1),
+        reference=lambda inputs, **kw: ieee_amax(inputs[0]),
         shapes=ROW_SHAPES, out_like=rows_out, inplace=False,
     ),
     OpInfo(

@@ -3,7 +3,9 @@ alignment and CPU target, and on CUDA where a GPU is present.
 
 Accuracy contract (docs/reduce.md): with a float64 reference,
 |result - ref| <= c * eps(acc) * sum|terms| + u(out) * |ref| + tiny(out),
-c = 48 + log2(n); max is bit-equal to torch.amax; norm accumulates in float64.
+c = 48 + log2(n); max is the IEEE 754-2019 maximum (bit-equal to torch.amax up
+to the sign of a zero maximum, which is order-dependent in torch); norm
+accumulates in float64. A result beyond the dtype's range is inf.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import torch
 
 import hetkern
 from conftest import DTYPES, assert_bitwise_equal, bytes_of, requires_cuda
+from opinfo import ieee_amax
 
 SIZES = [0, 1, 3, 7, 15, 17, 31, 33, 63, 65, 127, 129, 1023, 1025, 4097]
 OPS = ["sum", "max", "dot", "norm"]
@@ -23,6 +26,13 @@ OPS = ["sum", "max", "dot", "norm"]
 UNIT = {torch.float32: 2.0**-24, torch.float64: 2.0**-53, torch.float16: 2.0**-11,
         torch.bfloat16: 2.0**-8}
 TINY = {dt: torch.finfo(dt).smallest_normal * torch.finfo(dt).eps for dt in DTYPES}
+
+
+def overflow_threshold(dtype):
+    """The smallest magnitude that rounds to inf in `dtype`: max + ulp(max)/2
+    (65520 for float16; inf for float64, whose reference cannot overflow)."""
+    finfo = torch.finfo(dtype)
+    return finfo.max + finfo.eps * 2.0 ** (math.frexp(finfo.max)[1] - 2)
 
 
 def values(shape, dtype, device="cpu", seed=0, offset=0):
@@ -42,13 +52,20 @@ def call(op, x, y, axis):
 
 
 def reference(op, x, y, axis):
-    """(float64 reference, bound on |error|) for sum/dot/norm; torch.amax for max."""
+    """(float64 reference, bound on |error|) for sum/dot/norm; the IEEE maximum
+    (torch.amax with an order-independent zero sign) for max."""
     dims = None if axis is None else -1
     xd = x.cpu().double()
     if op == "max":
-        return torch.amax(x, dim=() if axis is None else -1), None
+        return ieee_amax(x, axis), None
     if op == "norm":
-        ref = torch.linalg.vector_norm(xd, dim=dims)
+        # Not torch.linalg.vector_norm: its CPU kernel sums the squares in a few
+        # vector lanes sequentially (2^24 elements: ~3e-14 relative error, more
+        # than the float64 bound below); torch's sum is a cascade (~log2(n) eps).
+        squares = xd * xd
+        ref = torch.sqrt(squares.sum(dims) if dims is not None else squares.sum())
+        # float64: <= depth/2 + 1 units of 2^-53 with depth ~59 for 2^24 elements
+        # on CUDA (docs/reduce.md); other dtypes: squares exact in float64.
         acc_error = 0.0 if x.dtype != torch.float64 else 48 * 2.0**-52 * ref
         return ref, acc_error + UNIT[x.dtype] * 2 * ref + TINY[x.dtype]
     terms = xd * y.cpu().double() if op == "dot" else xd
@@ -68,8 +85,13 @@ def check(op, x, y=None, axis=-1):
         assert_bitwise_equal(got, ref)
         return
     assert got.shape == ref.shape
-    err = (got.cpu().double() - ref).abs()
-    ok = (err <= bound) | (got.cpu().isnan() & ref.isnan())
+    got = got.cpu().double()
+    err = (got - ref).abs()
+    # A result beyond the output's range rounds to ±inf (as torch's does); it
+    # may where the exact result, within the accumulation bound, rounds to inf.
+    overflow = got.isinf() & (got.sign() == ref.sign()) & (
+        ref.abs() + bound >= overflow_threshold(x.dtype))
+    ok = (err <= bound) | overflow | (got.isnan() & ref.isnan())
     assert bool(ok.all()), f"{op}: max error {err.max().item()} above bound at {(~ok).nonzero()[:3].tolist()}"
 
 
@@ -148,6 +170,78 @@ def test_max_propagates_nan_and_handles_infinities(cpu_target):
         assert_bitwise_equal(hetkern.max(inf), torch.amax(inf, -1))
         inf[1, n // 3] = float("inf")
         assert_bitwise_equal(hetkern.max(inf), torch.amax(inf, -1))
+
+
+def signed_zero_rows(n):
+    """Rows of n elements whose maximum is a zero: +0 and -0 in several
+    positions and orders (the answer is +0), and -0 alone (the answer is -0)."""
+    pairs = {(0, n - 1), (n - 1, 0), (n // 2, n // 3), (n // 3, n // 2), (1, 0), (0, 1)}
+    rows = []
+    for positive, negative in sorted(p for p in pairs if p[0] != p[1] and max(p) < n):
+        row = torch.full((n,), -float("inf"), dtype=torch.float64)
+        row[negative] = -0.0
+        row[positive] = 0.0
+        rows.append((row, 0.0))
+    only_negative = torch.full((n,), -1.0, dtype=torch.float64)
+    only_negative[n // 2] = -0.0
+    rows.append((only_negative, -0.0))
+    return rows
+
+
+def check_signed_zeros(device):
+    for n in (2, 3, 17, 33, 1025, 20000, 70001):
+        for row, expected in signed_zero_rows(n):
+            for dtype in DTYPES:
+                x = row.to(dtype).to(device)
+                want = torch.tensor(expected, dtype=dtype, device=device)
+                assert_bitwise_equal(hetkern.max(x), want)
+                assert_bitwise_equal(hetkern.max(x.view(1, n)), want.view(1))
+                if n > 8:  # a whole-array max across rows
+                    assert_bitwise_equal(hetkern.max(x[: n - n % 4].view(4, -1), axis=None),
+                                         ieee_amax(x[: n - n % 4], None))
+
+
+def test_max_of_signed_zeros_is_positive_zero(cpu_target):
+    """max(+0, -0) = +0 in any order (IEEE 754-2019 maximum), although
+    torch.amax returns whichever zero its order meets first."""
+    check_signed_zeros("cpu")
+
+
+def overflow_cases(dtype):
+    """(op, x, y, expected) around the overflow threshold max + ulp(max)/2
+    (65520 for float16): the exact result rounded once."""
+    big = torch.finfo(dtype).max
+    half_ulp = overflow_threshold(dtype) - big
+    t = lambda *v: torch.tensor(v, dtype=torch.float64)  # noqa: E731
+    cases = [
+        ("sum", t(big, half_ulp), None, math.inf),  # exactly halfway: ties to even, inf
+        ("sum", -t(big, half_ulp), None, -math.inf),
+        ("sum", t(big, half_ulp * 0.96875), None, big),  # just below: rounds to max
+        ("dot", t(big, 2.0), t(1.0, big / 2), math.inf),
+        ("dot", t(big, big, big), t(0.5, 0.5, -0.5), big / 2),
+    ]
+    if dtype == torch.float16:
+        # Partial sums far beyond 65504 stay exact in the float32 accumulator.
+        ones = torch.ones(1000, dtype=torch.float64)
+        cases.append(("sum", torch.cat([big * ones, -big * ones[1:]]), None, big))
+        cases.append(("dot", torch.cat([big * ones, big * ones[1:]]),
+                      torch.cat([ones, -ones[1:]]), big))
+    return cases
+
+
+def check_overflow(device):
+    for dtype in (torch.float16, torch.bfloat16):
+        for op, x, y, expected in overflow_cases(dtype):
+            x = x.to(dtype).to(device)
+            y = None if y is None else y.to(dtype).to(device)
+            want = torch.tensor(expected, dtype=torch.float64).to(dtype).to(device)
+            assert_bitwise_equal(call(op, x, y, -1), want)
+            assert_bitwise_equal(call(op, x.repeat(3, 1), None if y is None else y.repeat(3, 1), -1),
+                                 want.repeat(3))
+
+
+def test_16bit_results_overflow_exactly_when_the_exact_result_does(cpu_target):
+    check_overflow("cpu")
 
 
 def test_specials_propagate(cpu_target):
@@ -291,6 +385,16 @@ def test_cuda_max_nan_and_specials():
     assert_bitwise_equal(hetkern.max(x, axis=None), torch.amax(x))
     big = torch.tensor([3e30, 4e30], device="cuda")
     assert_bitwise_equal(hetkern.norm(big), torch.tensor(5e30, device="cuda"))
+
+
+@requires_cuda
+def test_cuda_max_of_signed_zeros_is_positive_zero():
+    check_signed_zeros("cuda")
+
+
+@requires_cuda
+def test_cuda_16bit_results_overflow_exactly_when_the_exact_result_does():
+    check_overflow("cuda")
 
 
 @requires_cuda

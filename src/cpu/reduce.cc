@@ -70,7 +70,10 @@ struct NormOp : SumOp {
   }
 };
 
-// NaN wins (like torch.max); among equal values the left operand stays.
+// IEEE 754-2019 maximum: NaN wins (like torch.max) and +0 > -0, so the
+// result does not depend on the order. Equal operands are ANDed: the same
+// bits unless they are +0 and -0, whose AND is +0. A NaN `a` fails both
+// comparisons and stays.
 struct MaxOp {
   static constexpr bool kBinary = false;
   template <class D>
@@ -79,7 +82,8 @@ struct MaxOp {
   }
   template <class D>
   static HWY_INLINE hn::Vec<D> Combine(D, hn::Vec<D> a, hn::Vec<D> b) {
-    return hn::IfThenElse(hn::Or(hn::Lt(a, b), hn::IsNaN(b)), b, a);
+    const auto kept = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), a);
+    return hn::IfThenElse(hn::Or(hn::Lt(a, b), hn::IsNaN(b)), b, kept);
   }
   template <class D>
   static HWY_INLINE hn::Vec<D> Accumulate(D d, hn::Vec<D> acc, hn::Vec<D> x, hn::Vec<D>) {

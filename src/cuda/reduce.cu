@@ -46,12 +46,24 @@ struct NormOp : SumOp<A> {
   __device__ static A Finish(A total) { return sqrt(total); }
 };
 
-// NaN wins (like torch.max); among equal values the left operand stays.
+// Bitwise AND of two floats: for equal operands, +0 when they are +0 and -0.
+__device__ inline float AndBits(float a, float b) {
+  return __uint_as_float(__float_as_uint(a) & __float_as_uint(b));
+}
+__device__ inline double AndBits(double a, double b) {
+  return __longlong_as_double(__double_as_longlong(a) & __double_as_longlong(b));
+}
+
+// IEEE 754-2019 maximum, as on the CPU: NaN wins (like torch.max) and
+// +0 > -0, so the result does not depend on the combination order.
 template <class A>
 struct MaxOp {
   static constexpr bool kBinary = false;
   __device__ static A Identity() { return -INFINITY; }
-  __device__ static A Combine(A a, A b) { return (a < b || b != b) ? b : a; }
+  __device__ static A Combine(A a, A b) {
+    if (a < b || b != b) return b;
+    return a == b ? AndBits(a, b) : a;  // a NaN `a` stays
+  }
   __device__ static A Accumulate(A acc, A x, A) { return Combine(acc, x); }
   __device__ static A Finish(A total) { return total; }
 };
