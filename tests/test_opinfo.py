@@ -87,9 +87,8 @@ def test_cuda(op, dtype, shape, variant):
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
 def test_non_contiguous_input_is_refused(op):
-    shape = (6, 10)
     gen = torch.Generator().manual_seed(0)
-    inputs = op.make_inputs(shape, torch.float32, "cpu", gen)
+    inputs = op.make_inputs(op.layout_shape, torch.float32, "cpu", gen)
     transposed = [inputs[0].t()] + inputs[1:]
     out = op.expected_out(transposed, **op.variants[0])
     before = bytes_of(out)
