@@ -4,9 +4,9 @@
 
 For each size: median time per call, GB/s (bytes read + written), and ratios
 (peer time / hetkern time, so > 1 means hetkern is faster), plus the fraction
-of the copy bandwidth measured in the same run (np.copyto on CPU, copy_ on
-GPU). CPU contenders run on ONE thread each (torch.set_num_threads(1)):
-hetkern's CPU kernels are single-threaded.
+of the copy bandwidth measured in the same run (torch's copy_ at the same
+thread count on CPU, copy_ on GPU). On the CPU, hetkern and torch run at the
+same thread count (--threads, default 1 and all cores); NumPy has one thread.
 """
 
 from __future__ import annotations
@@ -33,11 +33,13 @@ def sizes_up_to(limit: int) -> list[int]:
     return [1 << p for p in range(10, 40, 2) if (1 << p) <= limit]
 
 
-def bench_cpu(limit: int, rows: list[dict]) -> None:
+def bench_cpu(limit: int, threads: int, rows: list[dict]) -> None:
     import torch
 
-    torch.set_num_threads(1)
-    print(f"\nCPU float32 (1 thread each; hetkern target {hetkern.cpu_target()})")
+    torch.set_num_threads(threads)
+    hetkern.set_num_threads(threads)
+    print(f"\nCPU float32 ({threads} thread(s) for hetkern, torch and the copy; NumPy 1; "
+          f"hetkern target {hetkern.cpu_target()})")
     print(f"{'n':>6} {'hetkern':>10} {'GB/s':>7} {'numpy':>10} {'torch':>10} {'copy GB/s':>9} "
           f"{'x numpy':>8} {'x torch':>8} {'of copy':>8}")
     for n in sizes_up_to(limit):
@@ -48,8 +50,8 @@ def bench_cpu(limit: int, rows: list[dict]) -> None:
         t_h = time_cpu(lambda: hetkern.scale(x, 2.0, out=o))
         t_np = time_cpu(lambda: np.multiply(x, 2.0, out=o))
         t_t = time_cpu(lambda: torch.mul(xt, 2.0, out=ot))
-        t_c = time_cpu(lambda: np.copyto(o, x))
-        row = dict(device="cpu", n=n, hetkern_s=t_h.median_s, numpy_s=t_np.median_s,
+        t_c = time_cpu(lambda: ot.copy_(xt))
+        row = dict(device="cpu", n=n, threads=threads, hetkern_s=t_h.median_s, numpy_s=t_np.median_s,
                    torch_s=t_t.median_s, copy_s=t_c.median_s, hetkern_gbps=t_h.gbps(nbytes),
                    copy_gbps=t_c.gbps(nbytes))
         rows.append(row)
@@ -82,11 +84,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpu-max", default="64M", type=parse_size)
     parser.add_argument("--gpu-max", default="256M", type=parse_size)
+    parser.add_argument("--threads", default=None,
+                        help="comma-separated CPU thread counts (default: 1 and all cores)")
     parser.add_argument("--csv", help="also write the rows to this CSV file")
     args = parser.parse_args()
     rows: list[dict] = []
     if args.cpu_max:
-        bench_cpu(args.cpu_max, rows)
+        counts = ([int(t) for t in args.threads.split(",")] if args.threads
+                  else sorted({1, os.cpu_count() or 1}))
+        for threads in counts:
+            bench_cpu(args.cpu_max, threads, rows)
     try:
         import torch
 
