@@ -86,42 +86,55 @@ HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
 
   // exp(x - max) <= 1. Highway's Exp gives 0 for -inf and for NaN, so -inf
   // entries, and lanes when the max is -inf or +inf, add nothing; such rows
-  // and NaN are settled by FinishRow. Summed in blocks of kSumBlock vectors,
-  // each over four accumulators: no chain of dependent adds is longer than
-  // 16 + n / (kSumBlock * lanes), which keeps narrow targets as accurate as
-  // wide ones (and lets four Exp chains overlap).
+  // and NaN are settled by FinishRow. Entries equal to the max are counted
+  // in `ones`, the others summed in `rest` (softmax.h says why). Summed in
+  // blocks of kSumBlock vectors, each over four accumulators: no chain of
+  // dependent adds is longer than 16 + n / (kSumBlock * lanes), which keeps
+  // narrow targets as accurate as wide ones (and lets four Exp chains overlap).
   constexpr size_t kSumBlock = 64;
-  const auto exp_at = [&](size_t j) HWY_ATTR {
-    const auto e = hn::Exp(d, hn::Sub(LoadAs(d, x + j), max));
-    if (exps != nullptr) hn::StoreU(e, d, exps + j);
-    return e;
+  struct Sums {
+    hn::Vec<decltype(d)> ones, rest;
   };
-  auto sum = hn::Zero(d);
+  const auto zero = hn::Zero(d), one = hn::Set(d, C(1));
+  const auto add = [&](Sums& acc, hn::Vec<decltype(d)> v, C* exps_at) HWY_ATTR {
+    const auto shifted = hn::Sub(v, max);
+    const auto e = hn::Exp(d, shifted);
+    if (exps_at != nullptr) hn::StoreU(e, d, exps_at);
+    const auto is_max = hn::Eq(shifted, zero);
+    acc.ones = hn::Add(acc.ones, hn::IfThenElseZero(is_max, one));
+    acc.rest = hn::Add(acc.rest, hn::IfThenZeroElse(is_max, e));
+  };
+  const auto exps_at = [&](size_t j) { return exps != nullptr ? exps + j : nullptr; };
+  const auto fold = [&](Sums& into, const Sums& from) HWY_ATTR {
+    into.ones = hn::Add(into.ones, from.ones);
+    into.rest = hn::Add(into.rest, from.rest);
+  };
+  Sums sum{zero, zero};
   i = 0;
   while (i + 4 * lanes <= full) {
     const size_t block_end = HWY_MIN(full - full % (4 * lanes), i + kSumBlock * lanes);
-    auto sum0 = hn::Zero(d), sum1 = sum0, sum2 = sum0, sum3 = sum0;
+    Sums sum0{zero, zero}, sum1 = sum0, sum2 = sum0, sum3 = sum0;
     for (; i < block_end; i += 4 * lanes) {
-      sum0 = hn::Add(sum0, exp_at(i));
-      sum1 = hn::Add(sum1, exp_at(i + lanes));
-      sum2 = hn::Add(sum2, exp_at(i + 2 * lanes));
-      sum3 = hn::Add(sum3, exp_at(i + 3 * lanes));
+      add(sum0, LoadAs(d, x + i), exps_at(i));
+      add(sum1, LoadAs(d, x + i + lanes), exps_at(i + lanes));
+      add(sum2, LoadAs(d, x + i + 2 * lanes), exps_at(i + 2 * lanes));
+      add(sum3, LoadAs(d, x + i + 3 * lanes), exps_at(i + 3 * lanes));
     }
-    sum = hn::Add(sum, hn::Add(hn::Add(sum0, sum1), hn::Add(sum2, sum3)));
+    fold(sum0, sum1);
+    fold(sum2, sum3);
+    fold(sum0, sum2);
+    fold(sum, sum0);
   }
-  for (; i < full; i += lanes) sum = hn::Add(sum, exp_at(i));
+  for (; i < full; i += lanes) add(sum, LoadAs(d, x + i), exps_at(i));
   if (rest) {
-    const auto e = hn::Exp(d, hn::Sub(LoadAs(d, padded), max));
-    sum = hn::Add(sum, e);
-    if (exps != nullptr) {
-      HWY_ALIGN C tail[HWY_MAX_BYTES / sizeof(C)];
-      hn::Store(e, d, tail);
-      for (size_t j = 0; j < rest; ++j) exps[full + j] = tail[j];
-    }
+    HWY_ALIGN C tail[HWY_MAX_BYTES / sizeof(C)];
+    add(sum, LoadAs(d, padded), tail);
+    for (size_t j = 0; exps != nullptr && j < rest; ++j) exps[full + j] = tail[j];
   }
   SoftmaxPartial p;
   p.max = static_cast<double>(hn::GetLane(max));
-  p.sum = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum)));
+  p.ones = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum.ones)));
+  p.rest = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum.rest)));
   p.nan = !hn::AllFalse(d, hn::MaskFromVec(nan));
   return p;
 }

@@ -33,9 +33,15 @@ inline bool SoftmaxCachesExpsInOut(bool out_is_compute_type, bool log, size_t co
 }
 
 // max and sum(exp(x - max)) of a run of elements; `nan` when one was NaN.
+// The sum is kept as ones + rest: `ones` counts the entries equal to the
+// max (each exp(0) = 1 exactly), `rest` sums the others (each < 1). When the
+// max dominates, sum = 1 + tiny: a rounded sum would lose the tiny part,
+// which is all there is of log(sum) = log1p((ones - 1) + rest), i.e. of
+// log_softmax at the max entry (2 bfloat16 ulps lost on [-0.68, -0.12, 12.5]).
 struct SoftmaxPartial {
   double max = -std::numeric_limits<double>::infinity();
-  double sum = 0.0;
+  double ones = 0.0;
+  double rest = 0.0;
   bool nan = false;
 };
 
@@ -46,11 +52,19 @@ HETKERN_SOFTMAX_INLINE double SoftmaxRescale(double from, double to) {
 }
 
 // Partials of consecutive runs, folded left to right: fold = first, then
-// fold = Combine(fold, next) for each following one.
+// fold = Combine(fold, next) for each following one. A partial whose max is
+// below the combined one turns wholly into rest.
 HETKERN_SOFTMAX_INLINE SoftmaxPartial Combine(const SoftmaxPartial& a, const SoftmaxPartial& b) {
   SoftmaxPartial r;
   r.max = std::max(a.max, b.max);
-  r.sum = a.sum * SoftmaxRescale(a.max, r.max) + b.sum * SoftmaxRescale(b.max, r.max);
+  for (const SoftmaxPartial* p : {&a, &b}) {
+    if (p->max == r.max) {
+      r.ones += p->ones;
+      r.rest += p->rest;
+    } else {
+      r.rest += (p->ones + p->rest) * SoftmaxRescale(p->max, r.max);
+    }
+  }
   r.nan = a.nan || b.nan;
   return r;
 }
@@ -65,13 +79,13 @@ struct SoftmaxRowScale {
 
 // A row holding NaN or +inf, or only -inf, is NaN throughout (as in torch,
 // where max - max or exp(NaN) poisons the sum): all terms NaN do that.
-// Otherwise the max element contributes exp(0) = 1, so sum >= 1.
+// Otherwise the max element contributes exp(0) = 1, so ones >= 1.
 HETKERN_SOFTMAX_INLINE SoftmaxRowScale FinishRow(const SoftmaxPartial& p, bool log) {
   if (p.nan || !std::isfinite(p.max)) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     return {nan, nan, nan};
   }
-  return {p.max, 1.0 / p.sum, log ? std::log(p.sum) : 0.0};
+  return {p.max, 1.0 / (p.ones + p.rest), log ? std::log1p((p.ones - 1.0) + p.rest) : 0.0};
 }
 
 // The factor turning exp(x - segment_max) into softmax(x) for a row.

@@ -5,6 +5,12 @@
 // block per row, an online (max, sum) pass over the row, a block reduction,
 // then a read+write pass (the re-read of a row just read mostly hits L2).
 // 16-byte packs wherever x and out allow, scalar elements otherwise.
+//
+// Sums of exp(x - max) are kept as ones + rest, as on the CPU (softmax.h):
+// log_softmax at a dominating max is -log1p(rest), which log of a rounded
+// 1 + rest loses. Long rows sum in double: a thread's chain of up to ~1000
+// float adds of small terms into a large partial loses them systematically
+// (11.5 eps low on a 2^20-element randn row, more than the bound allows).
 #include <algorithm>
 #include <cstdint>
 
@@ -20,12 +26,12 @@ constexpr int kWarpMaxCols = 1024;  // 32 values per lane at most
 constexpr int kWarpKernelThreads = 128;
 constexpr int kMaxBlockThreads = 1024;
 
-// Full-precision exp/log (expf: 2 ulp, exp: 1 ulp); the fast __expf would
-// cost up to ~100 ulp for arguments near -87.
+// Full-precision exp/log1p (expf: 2 ulp, exp: 1 ulp, log1pf/log1p: 1 ulp);
+// the fast __expf would cost up to ~100 ulp for arguments near -87.
 __device__ __forceinline__ float Exp(float v) { return expf(v); }
 __device__ __forceinline__ double Exp(double v) { return exp(v); }
-__device__ __forceinline__ float Log(float v) { return logf(v); }
-__device__ __forceinline__ double Log(double v) { return log(v); }
+__device__ __forceinline__ float Log1p(float v) { return log1pf(v); }
+__device__ __forceinline__ double Log1p(double v) { return log1p(v); }
 
 template <class C>
 __device__ __forceinline__ C NegInf() {
@@ -40,38 +46,70 @@ __device__ __forceinline__ C ExpShifted(C v, C max) {
   return v == NegInf<C>() ? C(0) : Exp(v - max);
 }
 
-// exp(from - to) for from <= to; exactly 1 when equal, equal infinities too.
-template <class C>
-__device__ __forceinline__ C Rescale(C from, C to) {
-  return from == to ? C(1) : Exp(from - to);
-}
+// Sum of exp(v - max) over entries v, accumulated in A: `ones` counts the
+// entries equal to the max (exp(0) = 1 exactly), `rest` sums the others.
+template <class A>
+struct ExpSum {
+  A ones;  // aggregate, no initializers: MaxSum lives in __shared__ memory
+  A rest;
+
+  template <class C>
+  __device__ __forceinline__ void Add(C v, C max) {
+    // v - max is NaN, not 0, for v == max == +-inf: such terms stay in rest.
+    if (v - max == C(0)) {
+      ones += A(1);
+    } else {
+      rest += static_cast<A>(ExpShifted(v, max));
+    }
+  }
+
+  // The same sum relative to a max `to` >= `from`, the max it was taken
+  // with: exactly itself when equal (also for equal infinities).
+  template <class C>
+  __device__ __forceinline__ ExpSum Rebased(C from, C to) const {
+    if (from == to) return *this;
+    return {A(0), (ones + rest) * Exp(static_cast<A>(from) - static_cast<A>(to))};
+  }
+
+  __device__ __forceinline__ ExpSum operator+(const ExpSum& o) const {
+    return {ones + o.ones, rest + o.rest};
+  }
+
+  // What y needs: the sum for softmax, log(sum) = log1p((ones - 1) + rest)
+  // for log_softmax; a row of -inf only (ones = rest = 0) gives 0 and -inf,
+  // which make every y NaN as in torch.
+  template <class C>
+  __device__ __forceinline__ C Scale(bool log) const {
+    return static_cast<C>(log ? Log1p((ones - A(1)) + rest) : ones + rest);
+  }
+};
 
 // The row's max (NaN ignored: fmax) and sum of exp(x - max) (NaN if any
-// entry is NaN or +inf).
+// entry is NaN or +inf), in double whatever C.
 template <class C>
 struct MaxSum {
   C max;
-  C sum;
+  ExpSum<double> sum;
 
-  __device__ static MaxSum Empty() { return {NegInf<C>(), C(0)}; }
+  __device__ static MaxSum Empty() { return {NegInf<C>(), {}}; }
 
-  // Adds values online: one rescale of the sum per call at most.
+  // Adds values online: one rebase of the sum per call at most.
   template <int K>
   __device__ __forceinline__ void Add(const C (&v)[K]) {
     C m = max;
 #pragma unroll
     for (int k = 0; k < K; ++k) m = fmax(m, v[k]);
     if (m != max) {
-      sum *= Rescale(max, m);
+      sum = sum.Rebased(max, m);
       max = m;
     }
 #pragma unroll
-    for (int k = 0; k < K; ++k) sum += ExpShifted(v[k], m);
+    for (int k = 0; k < K; ++k) sum.Add(v[k], m);
   }
 
   __device__ __forceinline__ void Merge(const MaxSum& o) {
     const C m = fmax(max, o.max);
-    sum = sum * Rescale(max, m) + o.sum * Rescale(o.max, m);
+    sum = sum.Rebased(max, m) + o.sum.Rebased(o.max, m);
     max = m;
   }
 };
@@ -141,13 +179,15 @@ __global__ void __launch_bounds__(kWarpKernelThreads)
 #pragma unroll
       for (int k = 0; k < kVec; ++k) max = fmax(max, v[i][k]);
     max = GroupMax<C, kWidth>(max);
-    C sum = 0;
+    // At most 32 terms per lane and 5 shuffle levels: summed in C.
+    ExpSum<C> sum{};
 #pragma unroll
     for (int i = 0; i < kIters; ++i)
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) sum += ExpShifted(v[i][k], max);
-    sum = GroupSum<C, kWidth>(sum);
-    const C scale = log ? Log(sum) : sum;
+      for (int k = 0; k < kVec; ++k) sum.Add(v[i][k], max);
+    sum.ones = GroupSum<C, kWidth>(sum.ones);
+    sum.rest = GroupSum<C, kWidth>(sum.rest);
+    const C scale = sum.template Scale<C>(log);
 #pragma unroll
     for (int i = 0; i < kIters; ++i) {
       const int p = i * kWidth + lane;
@@ -204,13 +244,19 @@ __device__ __forceinline__ void ForEachOwned(int64_t cols, int64_t head, ScalarF
 }
 
 template <class C>
+__device__ __forceinline__ MaxSum<C> ShflXor(const MaxSum<C>& v, int offset) {
+  MaxSum<C> r;
+  r.max = __shfl_xor_sync(0xffffffffu, v.max, offset);
+  r.sum.ones = __shfl_xor_sync(0xffffffffu, v.sum.ones, offset);
+  r.sum.rest = __shfl_xor_sync(0xffffffffu, v.sum.rest, offset);
+  return r;
+}
+
+template <class C>
 __device__ __forceinline__ MaxSum<C> BlockMerge(MaxSum<C> acc, MaxSum<C>* shared) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) {
-    MaxSum<C> other;
-    other.max = __shfl_xor_sync(0xffffffffu, acc.max, offset);
-    other.sum = __shfl_xor_sync(0xffffffffu, acc.sum, offset);
-    acc.Merge(other);
+    acc.Merge(ShflXor(acc, offset));
   }
   const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
   if (threadIdx.x % 32 == 0) shared[warp] = acc;
@@ -219,10 +265,7 @@ __device__ __forceinline__ MaxSum<C> BlockMerge(MaxSum<C> acc, MaxSum<C>* shared
     acc = threadIdx.x < warps ? shared[threadIdx.x] : MaxSum<C>::Empty();
 #pragma unroll
     for (int offset = 16; offset > 0; offset /= 2) {
-      MaxSum<C> other;
-      other.max = __shfl_xor_sync(0xffffffffu, acc.max, offset);
-      other.sum = __shfl_xor_sync(0xffffffffu, acc.sum, offset);
-      acc.Merge(other);
+      acc.Merge(ShflXor(acc, offset));
     }
     if (threadIdx.x == 0) shared[32] = acc;
   }
@@ -260,7 +303,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
           acc.Add(v);
         });
     const MaxSum<C> total = BlockMerge(acc, shared);
-    const C scale = log ? Log(total.sum) : total.sum;
+    const C scale = total.sum.template Scale<C>(log);
     ForEachOwned<T, kVec>(
         cols, head,
         [&](int64_t i) { outr[i] = Types::Store(SoftmaxValue(Types::Load(xr[i]), total.max, scale, log)); },
