@@ -21,6 +21,7 @@ from tvm_ffi import from_dlpack as _from_dlpack
 from . import _lib
 
 _ndarray = np.ndarray
+_empty_like = np.empty_like
 
 
 def _is_torch_tensor(a) -> bool:
@@ -45,9 +46,12 @@ def _check_array(op: str, name: str, a):
 def _new_array(op: str, like, shape=None, dtype=None):
     """A new contiguous array of `like`'s library and device; `shape` and
     `dtype` (in that library's own dtype type) default to `like`'s."""
-    shape = like.shape if shape is None else tuple(shape)
     if type(like) is _ndarray:
-        return np.empty(shape, like.dtype if dtype is None else dtype)
+        if shape is None and dtype is None:
+            return _empty_like(like)  # the cheapest allocation NumPy has
+        return np.empty(like.shape if shape is None else tuple(shape),
+                        like.dtype if dtype is None else dtype)
+    shape = like.shape if shape is None else tuple(shape)
     if _is_torch_tensor(like):
         return like.new_empty(shape, dtype=dtype)
     if hasattr(like, "__array_namespace__"):
