@@ -354,6 +354,12 @@ def check_gated(name, dtype, shape, device, offset=0):
             # of vLLM's act-then-multiply order.
             tiny = np.abs(act_ref) < 2.0 ** (min_exp + bits - 1)
             extra = np.where(tiny, up_abs * 2.0**min_exp / ulp_of(ref, dtype), 0.0).reshape(-1)
+    if dtype == torch.float64 and device == "cuda":
+        # Seen on the H100: where the float64 product is subnormal (|ref| <
+        # 2^-1022, e.g. gelu_tanh(-21.2) * up), CUDA's double exp path is off by
+        # up to ~140 subnormal spacings (~7e-322 absolute); allowed up to 1024
+        # spacings (2^-1064) there, nowhere else. docs/activation.md.
+        extra = extra + np.where(np.abs(ref.reshape(-1)) < 2.0**-1022, 1024.0, 0.0)
     tol_x = gate.reshape(-1)
     assert_accurate(name, y.reshape(-1), tol_x, dtype, ref=ref.reshape(-1), extra_ulp=extra,
                     tol_scale=scale, device=device)
