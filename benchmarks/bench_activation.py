@@ -12,21 +12,17 @@ contenders run on the same number of threads (--threads, default 1).
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import size_label, time_cpu, time_cuda  # noqa: E402
+from harness import parse_size, size_label, time_cpu, time_cuda, write_csv  # noqa: E402
 
 import hetkern  # noqa: E402
 
 
-def parse_size(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
 
 
 def unary_ops(torch):
@@ -190,12 +186,7 @@ def main() -> None:
 
     if torch.cuda.is_available() and hetkern.built_with_cuda():
         bench_gpu(args, rows)
-    if args.csv:
-        keys = sorted({k for r in rows for k in r})
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=keys)
-            w.writeheader()
-            w.writerows(rows)
+    write_csv(args.csv, rows)
 
 
 if __name__ == "__main__":

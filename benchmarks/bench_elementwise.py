@@ -15,23 +15,19 @@ in the 1-thread rows only.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import size_label, time_cpu, time_cuda  # noqa: E402
+from harness import parse_size, size_label, sizes_up_to, time_cpu, time_cuda, write_csv  # noqa: E402
 
 import hetkern  # noqa: E402
 
 ROW = 1024  # row length of the broadcast cases: x is (n / ROW, ROW), y is (ROW,)
 
 
-def parse_size(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
 
 
 def cases(torch):
@@ -71,8 +67,6 @@ def cases(torch):
     ]
 
 
-def sizes_up_to(limit: int) -> list[int]:
-    return [1 << p for p in range(12, 40, 4) if (1 << p) <= limit]
 
 
 def nbytes(x, o, reads: int) -> int:
@@ -95,7 +89,7 @@ def bench_cpu(limit: int, thread_counts: list[int], rows: list[dict]) -> None:
         print(f"\n-- {threads} thread(s)")
         print_header(["torch", "numpy"])
         for name, dtype, out_dtype, make, reads in cases(torch):
-            for n in sizes_up_to(limit):
+            for n in sizes_up_to(limit, 12, 4):
                 x = torch.randn(n, dtype=torch.float32).to(dtype)
                 y = torch.randn(n, dtype=torch.float32).to(dtype) + 2
                 o = torch.empty(n, dtype=out_dtype)
@@ -182,12 +176,7 @@ def main() -> None:
         gpu = False
     if gpu and args.gpu_max:
         bench_gpu(args.gpu_max, rows)
-    if args.csv:
-        keys = sorted({k for r in rows for k in r})
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=keys)
-            w.writeheader()
-            w.writerows(rows)
+    write_csv(args.csv, rows)
 
 
 if __name__ == "__main__":

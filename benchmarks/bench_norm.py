@@ -21,12 +21,11 @@ each other (multi-millisecond stalls). GPU: CUDA-event timings.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import time_cpu, time_cuda  # noqa: E402
+from harness import time_cpu, time_cuda, write_csv  # noqa: E402
 
 import hetkern  # noqa: E402
 
@@ -130,12 +129,7 @@ def main() -> None:
             compiled = False
         print(f"\nGPU: {torch.cuda.get_device_name()}; torch.compile {'on' if compiled else 'off (no triton)'}")
         run("cuda", GPU_SHAPES, dtypes, time_cuda, compiled, rows)
-    if args.csv:
-        keys = sorted({k for r in rows for k in r})
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=keys)
-            w.writeheader()
-            w.writerows(rows)
+    write_csv(args.csv, rows)
 
 
 if __name__ == "__main__":

@@ -17,14 +17,13 @@ triton is importable.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import size_label, time_cpu, time_cuda  # noqa: E402
+from harness import parse_size, size_label, sizes_up_to, time_cpu, time_cuda, write_csv  # noqa: E402
 
 import hetkern  # noqa: E402
 
@@ -32,13 +31,8 @@ ROW = 1024
 OPS = ["sum", "max", "dot", "norm"]
 
 
-def parse_size(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
 
 
-def sizes_up_to(limit: int) -> list[int]:
-    return [1 << p for p in range(12, 40, 2) if (1 << p) <= limit]
 
 
 def hetkern_call(op, x, y, axis, out):
@@ -94,7 +88,7 @@ def bench_cpu(limit: int, threads: int, rows: list[dict]) -> None:
     hetkern.set_num_threads(threads)
     print(f"\nCPU float32, {threads} thread(s) for hetkern and torch; NumPy single-threaded; "
           f"hetkern target {hetkern.cpu_target()}")
-    for n in sizes_up_to(limit):
+    for n in sizes_up_to(limit, 12):
         rng = np.random.default_rng(0)
         xn = rng.standard_normal(n).astype(np.float32)
         yn = rng.standard_normal(n).astype(np.float32)
@@ -124,7 +118,7 @@ def bench_gpu(limit: int, rows: list[dict]) -> None:
         compile_ok = False
     print(f"\nGPU float32 ({torch.cuda.get_device_name()}); CUDA-event times; "
           f"torch.compile {'on' if compile_ok else 'off (no triton)'}")
-    for n in sizes_up_to(limit):
+    for n in sizes_up_to(limit, 12):
         x = torch.randn(n, device="cuda")
         y = torch.randn(n, device="cuda")
         dst = torch.empty_like(x)
@@ -160,12 +154,7 @@ def main() -> None:
         gpu = False
     if gpu and args.gpu_max:
         bench_gpu(args.gpu_max, rows)
-    if args.csv:
-        keys = sorted({k for r in rows for k in r})
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=keys)
-            w.writeheader()
-            w.writerows(rows)
+    write_csv(args.csv, rows)
 
 
 if __name__ == "__main__":

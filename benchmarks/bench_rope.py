@@ -17,12 +17,11 @@ reference returns new tensors (as forward_native does); hetkern works in place.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import time_cpu, time_cuda  # noqa: E402
+from harness import time_cpu, time_cuda, write_csv  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -150,12 +149,7 @@ def main() -> None:
         bench_cpu(tokens, dtypes, [int(n) for n in args.threads.split(",")], rows)
     if torch.cuda.is_available() and hetkern.built_with_cuda():
         bench_gpu(tokens, dtypes, rows)
-    if args.csv:
-        keys = sorted({k for r in rows for k in r})
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=keys)
-            w.writeheader()
-            w.writerows(rows)
+    write_csv(args.csv, rows)
 
 
 if __name__ == "__main__":

@@ -12,25 +12,19 @@ same thread count (--threads, default 1 and all cores); NumPy has one thread.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import size_label, time_cpu, time_cuda  # noqa: E402
+from harness import parse_size, size_label, sizes_up_to, time_cpu, time_cuda, write_csv  # noqa: E402
 
 import hetkern  # noqa: E402
 
 
-def parse_size(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
 
 
-def sizes_up_to(limit: int) -> list[int]:
-    return [1 << p for p in range(10, 40, 2) if (1 << p) <= limit]
 
 
 def bench_cpu(limit: int, threads: int, rows: list[dict]) -> None:
@@ -102,12 +96,7 @@ def main() -> None:
         gpu = False
     if gpu and args.gpu_max:
         bench_gpu(args.gpu_max, rows)
-    if args.csv:
-        keys = sorted({k for r in rows for k in r})
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=keys)
-            w.writeheader()
-            w.writerows(rows)
+    write_csv(args.csv, rows)
 
 
 if __name__ == "__main__":

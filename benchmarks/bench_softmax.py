@@ -16,14 +16,13 @@ torch's caching allocator on GPU).
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import time_cpu, time_cuda  # noqa: E402
+from harness import time_cpu, time_cuda, write_csv  # noqa: E402
 
 import hetkern  # noqa: E402
 
@@ -144,12 +143,7 @@ def main() -> None:
             bench_gpu(rows)
         else:
             print("\nGPU: skipped (no CUDA device or CPU-only build)")
-    if args.csv:
-        keys = sorted({k for r in rows for k in r})
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=keys)
-            w.writeheader()
-            w.writerows(rows)
+    write_csv(args.csv, rows)
 
 
 if __name__ == "__main__":

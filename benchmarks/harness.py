@@ -8,6 +8,7 @@ stream, after warm-up; median over samples. GB/s counts bytes read + written.
 
 from __future__ import annotations
 
+import csv
 import statistics
 import time
 from dataclasses import dataclass
@@ -79,3 +80,25 @@ def size_label(n: int) -> str:
         if n >= scale and n % scale == 0:
             return f"{n // scale}{unit}"
     return str(n)
+
+
+def parse_size(text: str) -> int:
+    """'64M' -> 67108864; plain integers pass through."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
+
+
+def sizes_up_to(limit: int, first_log2: int = 10, step_log2: int = 2) -> list[int]:
+    """Powers of two from 2**first_log2 in steps of 2**step_log2, up to `limit`."""
+    return [1 << p for p in range(first_log2, 40, step_log2) if (1 << p) <= limit]
+
+
+def write_csv(path: str | None, rows: list[dict]) -> None:
+    """All rows to `path` (columns: the union of the rows' keys); no-op for None."""
+    if not path:
+        return
+    keys = sorted({k for r in rows for k in r})
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
