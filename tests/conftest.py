@@ -3,6 +3,8 @@ supports, and CUDA tests skip cleanly where no GPU is present."""
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import pytest
 import torch
@@ -58,3 +60,48 @@ def random_tensor(n: int, dtype, device="cpu", seed: int = 0, offset: int = 0):
 def bytes_of(a) -> bytes:
     a = torch.as_tensor(a) if not isinstance(a, np.ndarray) else torch.from_numpy(a)
     return a.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes()
+
+
+# ---- A DLPack array that only claims to exist -------------------------------
+# Validation must refuse it before touching its (invalid) data pointer: used for
+# a CUDA array handed to a CPU-only build and for shapes whose size overflows.
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int),
+        ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+
+class FakeDLPackArray:
+    """Exports a float32 DLTensor of `shape` on `device_type` (1 CPU, 2 CUDA)
+    whose data pointer is never valid."""
+
+    def __init__(self, shape, device_type=1):
+        self._device_type = device_type
+        self._shape = (ctypes.c_int64 * len(shape))(*shape)
+        self._managed = _DLManagedTensor()
+        self._managed.dl_tensor = _DLTensor(0x10, _DLDevice(device_type, 0), len(shape),
+                                            _DLDataType(2, 32, 1), self._shape, None, 0)
+
+    def __dlpack_device__(self):
+        return (self._device_type, 0)
+
+    def __dlpack__(self, **_):
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return new(ctypes.addressof(self._managed), b"dltensor", None)

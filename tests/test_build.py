@@ -4,7 +4,6 @@ CPU-only build that refuses CUDA tensors with a clear message."""
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import subprocess
@@ -61,53 +60,14 @@ def test_cpp_example_links_installed_library(tmp_path):
     assert "y[999] = 1998" in text and "rejected as expected: ValueError" in text
 
 
-# A DLPack capsule claiming to live on cuda:0: enough to reach validation, which
-# must refuse it in a CPU-only build before touching the (fake) pointer.
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int),
-        ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
-
-
-class FakeCudaArray:
-    """Exports a float32 DLTensor on cuda:0 whose data pointer is never valid."""
-
-    def __init__(self, n=8):
-        self._shape = (ctypes.c_int64 * 1)(n)
-        self._managed = _DLManagedTensor()
-        self._managed.dl_tensor = _DLTensor(0x10, _DLDevice(2, 0), 1, _DLDataType(2, 32, 1), self._shape, None, 0)
-
-    def __dlpack_device__(self):
-        return (2, 0)
-
-    def __dlpack__(self, **_):
-        new = ctypes.pythonapi.PyCapsule_New
-        new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-        return new(ctypes.addressof(self._managed), b"dltensor", None)
-
-
 _CPU_ONLY_CHECK = """
 import numpy as np, hetkern
-from test_build import FakeCudaArray
+from conftest import FakeDLPackArray
 assert not hetkern.built_with_cuda()
 x = np.arange(5, dtype=np.float32)
 np.testing.assert_array_equal(hetkern.scale(x, 3.0), x * 3)
 try:
-    hetkern.scale(FakeCudaArray(), 2.0, out=FakeCudaArray())
+    hetkern.scale(FakeDLPackArray((8,), device_type=2), 2.0, out=FakeDLPackArray((8,), device_type=2))
 except ValueError as e:
     print(e)
 """
