@@ -546,6 +546,6 @@ def test_cuda_bad_input_writes_nothing():
     out = torch.full((2, 4), 7.0, device="cuda")
     with pytest.raises(ValueError, match="last dimension must be even"):
         hetkern.silu_and_mul(torch.ones(2, 5, device="cuda"), out=out)
-    with pytest.raises(ValueError, match="'out' is on a different device"):
+    with pytest.raises(ValueError, match="'out' is on cuda:0; expected cpu like 'x'"):
         hetkern.silu_and_mul(torch.ones(2, 8), out=out)
     assert bool((out == 7.0).all())

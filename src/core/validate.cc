@@ -7,13 +7,27 @@
 namespace hetkern {
 namespace {
 
-std::string ShapeString(const TensorView& t) {
+bool ToDType(DLDataType t, DType* out) {
+  if (t.lanes != 1) return false;
+  if (t.code == kDLFloat && t.bits == 32) *out = DType::kFloat32;
+  else if (t.code == kDLFloat && t.bits == 64) *out = DType::kFloat64;
+  else if (t.code == kDLFloat && t.bits == 16) *out = DType::kFloat16;
+  else if (t.code == kDLBfloat && t.bits == 16) *out = DType::kBFloat16;
+  else return false;
+  return true;
+}
+
+}  // namespace
+
+std::string ShapeString(const int64_t* dims, int ndim) {
   std::ostringstream os;
   os << '(';
-  for (int i = 0; i < t.ndim(); ++i) os << (i ? ", " : "") << t.size(i);
-  os << (t.ndim() == 1 ? ",)" : ")");
+  for (int i = 0; i < ndim; ++i) os << (i ? ", " : "") << dims[i];
+  os << (ndim == 1 ? ",)" : ")");
   return os.str();
 }
+
+std::string ShapeString(const TensorView& t) { return ShapeString(t.shape().data(), t.ndim()); }
 
 std::string DeviceString(DLDevice d) {
   switch (d.device_type) {
@@ -27,8 +41,7 @@ std::string DeviceString(DLDevice d) {
   }
 }
 
-// Our own formatting: tvm-ffi's operator<< throws for some codes (complex),
-// and a throw while building an error message terminates the process.
+// Our own formatting: tvm-ffi's operator<< throws for some codes (complex).
 std::string DLTypeString(DLDataType t) {
   std::string code;
   switch (t.code) {
@@ -45,17 +58,30 @@ std::string DLTypeString(DLDataType t) {
   return s;
 }
 
-bool ToDType(DLDataType t, DType* out) {
-  if (t.lanes != 1) return false;
-  if (t.code == kDLFloat && t.bits == 32) *out = DType::kFloat32;
-  else if (t.code == kDLFloat && t.bits == 64) *out = DType::kFloat64;
-  else if (t.code == kDLFloat && t.bits == 16) *out = DType::kFloat16;
-  else if (t.code == kDLBfloat && t.bits == 16) *out = DType::kBFloat16;
-  else return false;
-  return true;
+bool SameDevice(DLDevice a, DLDevice b) {
+  return a.device_type == b.device_type && a.device_id == b.device_id;
 }
 
-}  // namespace
+void CheckSameDevice(const char* op, const char* a_name, DLDevice a_device, const char* b_name,
+                     DLDevice b_device) {
+  HETKERN_CHECK(SameDevice(a_device, b_device), ValueError)
+      << "hetkern." << op << ": '" << b_name << "' is on " << DeviceString(b_device)
+      << "; expected " << DeviceString(a_device) << " like '" << a_name << "'";
+}
+
+void CheckSameDType(const char* op, const char* a_name, DType a_dtype, const char* b_name,
+                    DType b_dtype) {
+  HETKERN_CHECK(a_dtype == b_dtype, ValueError)
+      << "hetkern." << op << ": '" << b_name << "' has dtype " << DTypeName(b_dtype)
+      << "; expected " << DTypeName(a_dtype) << " like '" << a_name << "'";
+}
+
+RowShape LastDimRows(const TensorView& t) {
+  if (t.ndim() == 0) return RowShape{1, 1};
+  int64_t rows = 1;
+  for (int i = 0; i + 1 < t.ndim(); ++i) rows *= t.size(i);
+  return RowShape{rows, t.size(t.ndim() - 1)};
+}
 
 const char* DTypeName(DType dtype) {
   switch (dtype) {
@@ -114,11 +140,7 @@ void CheckSameLayout(const char* op, const char* a_name, const TensorView& a, co
   HETKERN_CHECK(a.dtype() == b.dtype(), ValueError)
       << "hetkern." << op << ": '" << b_name << "' has dtype " << DLTypeString(b.dtype())
       << "; expected " << DLTypeString(a.dtype()) << " like '" << a_name << "'";
-  HETKERN_CHECK(a.device().device_type == b.device().device_type &&
-                    a.device().device_id == b.device().device_id,
-                ValueError)
-      << "hetkern." << op << ": '" << b_name << "' is on " << DeviceString(b.device())
-      << "; expected " << DeviceString(a.device()) << " like '" << a_name << "'";
+  CheckSameDevice(op, a_name, a.device(), b_name, b.device());
   bool same_shape = a.ndim() == b.ndim();
   for (int i = 0; same_shape && i < a.ndim(); ++i) same_shape = a.size(i) == b.size(i);
   HETKERN_CHECK(same_shape, ValueError)
@@ -136,6 +158,22 @@ void CheckNoPartialOverlap(const char* op, const char* out_name, const ArrayArg&
   HETKERN_CHECK(out_end <= in_begin || in_end <= out_begin, ValueError)
       << "hetkern." << op << ": '" << out_name << "' partially overlaps '" << in_name
       << "'; pass the same array for in-place use or a non-overlapping one";
+}
+
+void CheckDisjoint(const char* op, const char* written_name, const TensorView& written,
+                   const char* other_name, const TensorView& other) {
+  const auto bytes = [](const TensorView& t) {
+    const DLDataType d = t.dtype();
+    return static_cast<uintptr_t>(t.numel()) * ((d.bits * d.lanes + 7) / 8);
+  };
+  const uintptr_t w_bytes = bytes(written), o_bytes = bytes(other);
+  if (w_bytes == 0 || o_bytes == 0) return;
+  const auto w_begin = reinterpret_cast<uintptr_t>(written.data_ptr()) + written.byte_offset();
+  const auto o_begin = reinterpret_cast<uintptr_t>(other.data_ptr()) + other.byte_offset();
+  HETKERN_CHECK(w_begin + w_bytes <= o_begin || o_begin + o_bytes <= w_begin, ValueError)
+      << "hetkern." << op << ": '" << written_name << "' overlaps '" << other_name << "'; '"
+      << written_name << "' is written, so it must not share memory with '" << other_name
+      << "'; pass separate arrays";
 }
 
 UnaryArgs CheckUnary(const char* op, const TensorView& out, const TensorView& x) {

@@ -3,6 +3,7 @@
 #include <tvm/ffi/function.h>
 
 #include <string>
+#include <vector>
 
 #include "hetkern/hetkern.h"
 #include "src/core/kernels.h"
@@ -11,14 +12,11 @@
 namespace hetkern {
 namespace {
 
-// "(2, 3)"; the dimension `halved` (if any) is printed at half its size.
-std::string ShapeString(const TensorView& t, int halved) {
-  std::string s = "(";
-  for (int i = 0; i < t.ndim(); ++i) {
-    s += std::to_string(i == halved ? t.size(i) / 2 : t.size(i));
-    s += i + 1 < t.ndim() ? ", " : t.ndim() == 1 ? "," : "";
-  }
-  return s + ")";
+// "(2, 3)" for the shape of `t` with its last dimension halved.
+std::string HalvedShapeString(const TensorView& t) {
+  std::vector<int64_t> dims(t.shape().begin(), t.shape().end());
+  if (!dims.empty()) dims.back() /= 2;
+  return ShapeString(dims.data(), static_cast<int>(dims.size()));
 }
 
 void Unary(const char* op, TensorView out, TensorView x, Activation act) {
@@ -38,29 +36,25 @@ GatedArgs CheckGated(const char* op, const TensorView& out, const TensorView& x)
   const ArrayArg xa = CheckArray(op, "x", x);
   HETKERN_CHECK(x.ndim() >= 1, ValueError)
       << "hetkern." << op << ": 'x' is 0-dimensional; expected shape (..., 2 * d)";
-  const int64_t last = x.size(x.ndim() - 1);
+  const RowShape shape = LastDimRows(x);
+  const int64_t last = shape.cols;
   HETKERN_CHECK(last % 2 == 0, ValueError)
       << "hetkern." << op << ": 'x' has last dimension " << last
       << "; the last dimension must be even (gate and up halves of d each)";
   const ArrayArg oa = CheckArray(op, "out", out);
-  HETKERN_CHECK(oa.dtype == xa.dtype, ValueError)
-      << "hetkern." << op << ": 'out' has dtype " << DTypeName(oa.dtype) << "; expected "
-      << DTypeName(xa.dtype) << " like 'x'";
-  HETKERN_CHECK(oa.device.device_type == xa.device.device_type &&
-                    oa.device.device_id == xa.device.device_id,
-                ValueError)
-      << "hetkern." << op << ": 'out' is on a different device than 'x'; expected the same device";
+  CheckSameDType(op, "x", xa.dtype, "out", oa.dtype);
+  CheckSameDevice(op, "x", xa.device, "out", oa.device);
   bool shape_ok = out.ndim() == x.ndim() && out.size(out.ndim() - 1) == last / 2;
   for (int i = 0; shape_ok && i + 1 < x.ndim(); ++i) shape_ok = out.size(i) == x.size(i);
   HETKERN_CHECK(shape_ok, ValueError)
-      << "hetkern." << op << ": 'out' has shape " << ShapeString(out, out.ndim()) << "; expected "
-      << ShapeString(x, x.ndim() - 1) << " (the shape of 'x' with its last dimension halved)";
+      << "hetkern." << op << ": 'out' has shape " << ShapeString(out) << "; expected "
+      << HalvedShapeString(x) << " (the shape of 'x' with its last dimension halved)";
   // In place is impossible (out is half the size), so any overlap is refused.
   HETKERN_CHECK(oa.data != xa.data || oa.numel == 0, ValueError)
       << "hetkern." << op << ": 'out' overlaps 'x'; expected a separate array";
   CheckNoPartialOverlap(op, "out", oa, "x", xa);
   const int64_t d = last / 2;
-  return GatedArgs{xa.dtype, xa.device, d == 0 ? 0 : xa.numel / last, d, xa.data, oa.data};
+  return GatedArgs{xa.dtype, xa.device, shape.rows, d, xa.data, oa.data};
 }
 
 void Gated(const char* op, TensorView out, TensorView x, Activation act) {

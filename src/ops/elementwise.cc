@@ -4,7 +4,6 @@
 #include <tvm/ffi/function.h>
 
 #include <cstdint>
-#include <string>
 
 #include "hetkern/hetkern.h"
 #include "src/core/kernels.h"
@@ -12,16 +11,6 @@
 
 namespace hetkern {
 namespace {
-
-std::string DeviceName(DLDevice d) {
-  return d.device_type == kDLCUDA ? "cuda:" + std::to_string(d.device_id) : "cpu";
-}
-
-std::string ShapeName(const TensorView& t) {
-  std::string s = "(";
-  for (int i = 0; i < t.ndim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
-  return s + (t.ndim() == 1 ? ",)" : ")");
-}
 
 // `out` is `in` itself (same start, same bytes: safe elementwise in place) or
 // does not overlap it at all. Unlike CheckNoPartialOverlap this also refuses a
@@ -49,19 +38,15 @@ BinaryArgs CheckBinary(const char* op, const TensorView& out, const TensorView& 
   HETKERN_CHECK(ya.dtype == xa.dtype, ValueError)
       << "hetkern." << op << ": 'y' has dtype " << DTypeName(ya.dtype) << "; expected "
       << DTypeName(xa.dtype) << " like 'x' (no type promotion)";
-  HETKERN_CHECK(ya.device.device_type == xa.device.device_type &&
-                    ya.device.device_id == xa.device.device_id,
-                ValueError)
-      << "hetkern." << op << ": 'y' is on " << DeviceName(ya.device) << "; expected "
-      << DeviceName(xa.device) << " like 'x'";
+  CheckSameDevice(op, "x", xa.device, "y", ya.device);
   bool trailing = y.ndim() <= x.ndim();
   for (int i = 1; trailing && i <= y.ndim(); ++i) {
     trailing = y.size(y.ndim() - i) == x.size(x.ndim() - i);
   }
   const bool one_element = y.ndim() == 1 && y.size(0) == 1;
   HETKERN_CHECK(trailing || one_element, ValueError)
-      << "hetkern." << op << ": 'y' has shape " << ShapeName(y) << "; expected the shape of 'x' "
-      << ShapeName(x) << ", a trailing part of it, (1,) or ()";
+      << "hetkern." << op << ": 'y' has shape " << ShapeString(y) << "; expected the shape of 'x' "
+      << ShapeString(x) << ", a trailing part of it, (1,) or ()";
   CheckSameLayout(op, "x", x, "out", out);
   const ArrayArg oa = CheckArray(op, "out", out);
   CheckSameOrDisjoint(op, oa, "x", xa);
@@ -143,15 +128,11 @@ void axpby(TensorView out, TensorView x, TensorView y, double a, double b) {
 void cast(TensorView out, TensorView x) {
   const ArrayArg xa = CheckArray("cast", "x", x);
   const ArrayArg oa = CheckArray("cast", "out", out);
-  HETKERN_CHECK(oa.device.device_type == xa.device.device_type &&
-                    oa.device.device_id == xa.device.device_id,
-                ValueError)
-      << "hetkern.cast: 'out' is on " << DeviceName(oa.device) << "; expected "
-      << DeviceName(xa.device) << " like 'x'";
+  CheckSameDevice("cast", "x", xa.device, "out", oa.device);
   bool same_shape = out.ndim() == x.ndim();
   for (int i = 0; same_shape && i < x.ndim(); ++i) same_shape = out.size(i) == x.size(i);
   HETKERN_CHECK(same_shape, ValueError)
-      << "hetkern.cast: 'out' has shape " << ShapeName(out) << "; expected " << ShapeName(x)
+      << "hetkern.cast: 'out' has shape " << ShapeString(out) << "; expected " << ShapeString(x)
       << " like 'x'";
   CheckSameOrDisjoint("cast", oa, "x", xa);
   const CastArgs args{xa.dtype, oa.dtype, xa.device, xa.numel, xa.data, oa.data};

@@ -4,7 +4,6 @@
 
 #include <climits>
 #include <cstdint>
-#include <string>
 
 #include "hetkern/hetkern.h"
 #include "src/core/kernels.h"
@@ -15,57 +14,6 @@ namespace {
 
 constexpr const char* kOp = "rope";
 
-std::string Shape(const TensorView& t) {
-  std::string s = "(";
-  for (int i = 0; i < t.ndim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
-  return s + (t.ndim() == 1 ? ",)" : ")");
-}
-
-std::string Device(DLDevice d) {
-  if (d.device_type == kDLCPU) return "cpu";
-  if (d.device_type == kDLCUDA) return "cuda:" + std::to_string(d.device_id);
-  return "device type " + std::to_string(d.device_type);
-}
-
-bool SameDevice(DLDevice a, DLDevice b) {
-  return a.device_type == b.device_type && a.device_id == b.device_id;
-}
-
-// Names of the integer/bool dtypes positions may wrongly have; float dtypes are
-// named by DTypeName. Never streams a DLDataType (that may throw).
-std::string IndexDTypeName(DLDataType t) {
-  DType f;
-  if (t.lanes == 1 && t.code == kDLFloat && t.bits == 32) f = DType::kFloat32;
-  else if (t.lanes == 1 && t.code == kDLFloat && t.bits == 64) f = DType::kFloat64;
-  else if (t.lanes == 1 && t.code == kDLFloat && t.bits == 16) f = DType::kFloat16;
-  else if (t.lanes == 1 && t.code == kDLBfloat && t.bits == 16) f = DType::kBFloat16;
-  else {
-    const char* code = t.code == kDLInt ? "int" : t.code == kDLUInt ? "uint" : t.code == kDLBool ? "bool" : "type-code-";
-    return code + std::to_string(t.bits) + (t.lanes == 1 ? "" : "x" + std::to_string(t.lanes));
-  }
-  return DTypeName(f);
-}
-
-// Byte range of a contiguous array argument.
-struct Span {
-  uintptr_t begin, end;
-};
-
-Span SpanOf(const void* data, int64_t numel, size_t elem_size) {
-  const auto begin = reinterpret_cast<uintptr_t>(data);
-  return Span{begin, begin + static_cast<uintptr_t>(numel) * elem_size};
-}
-
-// Arrays read by rope (or the other written one) must not share memory with
-// query/key: the result would depend on the order the kernel visits tokens.
-void CheckDisjoint(const char* written, Span w, const char* other, Span o) {
-  const bool disjoint = w.begin == w.end || o.begin == o.end || w.end <= o.begin || o.end <= w.begin;
-  HETKERN_CHECK(disjoint, ValueError)
-      << "hetkern." << kOp << ": '" << written << "' overlaps '" << other
-      << "'; rope writes '" << written << "' in place, so it must not share memory with '" << other
-      << "'";
-}
-
 // query/key: (*positions.shape, heads * head_size) or
 // (*positions.shape, heads, head_size); returns the number of heads.
 int64_t CheckHeads(const char* name, const TensorView& t, const TensorView& positions,
@@ -74,18 +22,18 @@ int64_t CheckHeads(const char* name, const TensorView& t, const TensorView& posi
   bool leading_ok = t.ndim() == lead + 1 || t.ndim() == lead + 2;
   for (int i = 0; leading_ok && i < lead; ++i) leading_ok = t.size(i) == positions.size(i);
   HETKERN_CHECK(leading_ok, ValueError)
-      << "hetkern." << kOp << ": '" << name << "' has shape " << Shape(t)
+      << "hetkern." << kOp << ": '" << name << "' has shape " << ShapeString(t)
       << "; expected (*S, heads * head_size) or (*S, heads, head_size) with S = "
-      << Shape(positions) << ", the shape of 'positions'";
+      << ShapeString(positions) << ", the shape of 'positions'";
   const int64_t last = t.size(t.ndim() - 1);
   if (t.ndim() == lead + 2) {
     HETKERN_CHECK(last == head_size, ValueError)
-        << "hetkern." << kOp << ": '" << name << "' has shape " << Shape(t)
+        << "hetkern." << kOp << ": '" << name << "' has shape " << ShapeString(t)
         << "; its last dim is the head, expected head_size = " << head_size;
     return t.size(lead);
   }
   HETKERN_CHECK(last % head_size == 0, ValueError)
-      << "hetkern." << kOp << ": '" << name << "' has shape " << Shape(t) << "; expected its last dim ("
+      << "hetkern." << kOp << ": '" << name << "' has shape " << ShapeString(t) << "; expected its last dim ("
       << last << ") to be a multiple of head_size = " << head_size;
   return last / head_size;
 }
@@ -116,14 +64,12 @@ void rope(TensorView query, tvm::ffi::Optional<TensorView> key, TensorView posit
   const bool int64 = pt.code == kDLInt && pt.bits == 64 && pt.lanes == 1;
   const bool int32 = pt.code == kDLInt && pt.bits == 32 && pt.lanes == 1;
   HETKERN_CHECK(int64 || int32, ValueError)
-      << "hetkern." << kOp << ": 'positions' has dtype " << IndexDTypeName(pt)
+      << "hetkern." << kOp << ": 'positions' has dtype " << DLTypeString(pt)
       << "; expected int64 or int32";
   args.position_type = int64 ? PositionType::kInt64 : PositionType::kInt32;
-  HETKERN_CHECK(SameDevice(positions.device(), q.device), ValueError)
-      << "hetkern." << kOp << ": 'positions' is on " << Device(positions.device()) << "; expected "
-      << Device(q.device) << " like 'query'";
+  CheckSameDevice(kOp, "query", q.device, "positions", positions.device());
   HETKERN_CHECK(positions.ndim() == 1 || positions.ndim() == 2, ValueError)
-      << "hetkern." << kOp << ": 'positions' has shape " << Shape(positions)
+      << "hetkern." << kOp << ": 'positions' has shape " << ShapeString(positions)
       << "; expected (num_tokens,) or (batch, seq)";
   HETKERN_CHECK(positions.IsContiguous(), ValueError)
       << "hetkern." << kOp << ": 'positions' must be contiguous (C order); pass a contiguous copy";
@@ -139,12 +85,8 @@ void rope(TensorView query, tvm::ffi::Optional<TensorView> key, TensorView posit
   if (key.has_value()) {
     const TensorView& kv = *key;
     k = CheckArray(kOp, "key", kv);
-    HETKERN_CHECK(k.dtype == q.dtype, ValueError)
-        << "hetkern." << kOp << ": 'key' has dtype " << DTypeName(k.dtype) << "; expected "
-        << DTypeName(q.dtype) << " like 'query'";
-    HETKERN_CHECK(SameDevice(k.device, q.device), ValueError)
-        << "hetkern." << kOp << ": 'key' is on " << Device(k.device) << "; expected "
-        << Device(q.device) << " like 'query'";
+    CheckSameDType(kOp, "query", q.dtype, "key", k.dtype);
+    CheckSameDevice(kOp, "query", q.device, "key", k.device);
     args.num_kv_heads = CheckHeads("key", kv, positions, head_size);
     args.key = k.data;
   }
@@ -153,30 +95,28 @@ void rope(TensorView query, tvm::ffi::Optional<TensorView> key, TensorView posit
   HETKERN_CHECK(c.dtype == q.dtype || c.dtype == DType::kFloat32, ValueError)
       << "hetkern." << kOp << ": 'cos_sin_cache' has dtype " << DTypeName(c.dtype) << "; expected "
       << DTypeName(q.dtype) << " like 'query'" << (q.dtype == DType::kFloat32 ? "" : ", or float32");
-  HETKERN_CHECK(SameDevice(c.device, q.device), ValueError)
-      << "hetkern." << kOp << ": 'cos_sin_cache' is on " << Device(c.device) << "; expected "
-      << Device(q.device) << " like 'query'";
+  CheckSameDevice(kOp, "query", q.device, "cos_sin_cache", c.device);
   HETKERN_CHECK(cos_sin_cache.ndim() == 2, ValueError)
-      << "hetkern." << kOp << ": 'cos_sin_cache' has shape " << Shape(cos_sin_cache)
+      << "hetkern." << kOp << ": 'cos_sin_cache' has shape " << ShapeString(cos_sin_cache)
       << "; expected (max_position, rot_dim)";
   args.max_position = cos_sin_cache.size(0);
   args.rot_dim = cos_sin_cache.size(1);
   HETKERN_CHECK(args.rot_dim >= 2 && args.rot_dim % 2 == 0 && args.rot_dim <= head_size, ValueError)
-      << "hetkern." << kOp << ": 'cos_sin_cache' has shape " << Shape(cos_sin_cache)
+      << "hetkern." << kOp << ": 'cos_sin_cache' has shape " << ShapeString(cos_sin_cache)
       << "; expected rot_dim (its last dim) even and in [2, head_size = " << head_size << "]";
   args.cache_dtype = c.dtype;
   args.cos_sin_cache = c.data;
 
-  // Memory the kernel writes must be disjoint from everything else it touches.
-  const Span q_span = SpanOf(q.data, q.numel, DTypeSizeOf(q.dtype));
-  const Span k_span = key.has_value() ? SpanOf(k.data, k.numel, DTypeSizeOf(k.dtype)) : Span{0, 0};
-  const Span c_span = SpanOf(c.data, c.numel, DTypeSizeOf(c.dtype));
-  const Span p_span = SpanOf(args.positions, args.num_tokens, int64 ? 8 : 4);
-  CheckDisjoint("query", q_span, "key", k_span);
-  CheckDisjoint("query", q_span, "cos_sin_cache", c_span);
-  CheckDisjoint("query", q_span, "positions", p_span);
-  CheckDisjoint("key", k_span, "cos_sin_cache", c_span);
-  CheckDisjoint("key", k_span, "positions", p_span);
+  // Memory the kernel writes (query, key, in place) must be disjoint from
+  // everything else it touches: the result would depend on the order the
+  // kernel visits tokens.
+  if (key.has_value()) CheckDisjoint(kOp, "query", query, "key", *key);
+  CheckDisjoint(kOp, "query", query, "cos_sin_cache", cos_sin_cache);
+  CheckDisjoint(kOp, "query", query, "positions", positions);
+  if (key.has_value()) {
+    CheckDisjoint(kOp, "key", *key, "cos_sin_cache", cos_sin_cache);
+    CheckDisjoint(kOp, "key", *key, "positions", positions);
+  }
 
   // The CUDA kernel indexes within a token in int.
   HETKERN_CHECK(args.device.device_type != kDLCUDA ||

@@ -14,9 +14,8 @@ namespace {
 // array is one row of one element, as in torch.softmax(x, -1).
 SoftmaxArgs CheckSoftmax(const char* op, const TensorView& out, const TensorView& x, bool log) {
   const UnaryArgs u = CheckUnary(op, out, x);
-  const int64_t cols = x.ndim() == 0 ? 1 : x.size(x.ndim() - 1);
-  const int64_t rows = cols == 0 ? 0 : u.n / cols;
-  return SoftmaxArgs{u.dtype, u.device, rows, cols, u.x, u.out, log};
+  const RowShape shape = LastDimRows(x);
+  return SoftmaxArgs{u.dtype, u.device, shape.rows, shape.cols, u.x, u.out, log};
 }
 
 void RunSoftmax(const char* op, const TensorView& out, const TensorView& x, bool log) {
