@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import parse_size, size_label, sizes_up_to, time_cpu, time_cuda, write_csv  # noqa: E402
+from harness import gpu_available, parse_size, size_label, sizes_up_to, time_cpu, time_cuda, write_csv  # noqa: E402
 
 import hetkern  # noqa: E402
 
@@ -146,13 +146,7 @@ def main() -> None:
     rows: list[dict] = []
     if args.cpu_max:
         bench_cpu(args.cpu_max, args.threads, rows)
-    try:
-        import torch
-
-        gpu = torch.cuda.is_available() and hetkern.built_with_cuda()
-    except ImportError:
-        gpu = False
-    if gpu and args.gpu_max:
+    if gpu_available() and args.gpu_max:
         bench_gpu(args.gpu_max, rows)
     write_csv(args.csv, rows)
 

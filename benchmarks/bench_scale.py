@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import parse_size, size_label, sizes_up_to, time_cpu, time_cuda, write_csv  # noqa: E402
+from harness import gpu_available, parse_size, size_label, sizes_up_to, time_cpu, time_cuda, write_csv  # noqa: E402
 
 import hetkern  # noqa: E402
 
@@ -88,13 +88,7 @@ def main() -> None:
                   else sorted({1, os.cpu_count() or 1}))
         for threads in counts:
             bench_cpu(args.cpu_max, threads, rows)
-    try:
-        import torch
-
-        gpu = torch.cuda.is_available() and hetkern.built_with_cuda()
-    except ImportError:
-        gpu = False
-    if gpu and args.gpu_max:
+    if gpu_available() and args.gpu_max:
         bench_gpu(args.gpu_max, rows)
     write_csv(args.csv, rows)
 

@@ -102,3 +102,14 @@ def write_csv(path: str | None, rows: list[dict]) -> None:
         w = csv.DictWriter(f, fieldnames=keys)
         w.writeheader()
         w.writerows(rows)
+
+
+def gpu_available() -> bool:
+    """A CUDA GPU that torch sees and a CUDA build of hetkern."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    import hetkern
+
+    return torch.cuda.is_available() and hetkern.built_with_cuda()
