@@ -13,32 +13,15 @@ import sys
 import numpy as np
 
 from . import _lib
-from ._ops import _check_array, _is_torch_tensor, _ndarray, _output, _scalar
+from ._ops import _check_array, _is_torch_tensor, _ndarray, _new_array, _output, _run
 
 _DTYPE_NAMES = ("float32", "float64", "float16", "bfloat16")
 
 
-def _is_array(a) -> bool:
-    return type(a) is _ndarray or hasattr(a, "__dlpack__")
-
-
-def _array_or_number(op: str, name: str, value):
-    """An array as the library takes it, or a real number as float."""
-    if _is_array(value):
-        return _check_array(op, name, value)
-    try:
-        return _scalar(op, name, value)
-    except TypeError:
-        raise TypeError(
-            f"hetkern.{op}: '{name}' must be an array or a real number; got {type(value).__name__}"
-        ) from None
-
-
 def _binary(op: str, fn, x, y, out):
-    xa = _check_array(op, "x", x)
-    ya = _array_or_number(op, "y", y)
-    out = _output(op, x, out)
-    fn(out, xa, ya)
+    if out is None:
+        out = _new_array(op, x)
+    _run(op, fn, (out, x, y), ("!out", "x", "~y"))
     return out
 
 
@@ -87,12 +70,9 @@ def axpby(x, y, a, b, out=None):
     ``a*x + b*y`` for float32/float64; for float16/bfloat16 the result is
     rounded once from float32 (torch rounds each intermediate to 16 bits).
     """
-    xa = _check_array("axpby", "x", x)
-    ya = _check_array("axpby", "y", y)
-    af = _scalar("axpby", "a", a)
-    bf = _scalar("axpby", "b", b)
-    out = _output("axpby", x, out)
-    _axpby(out, xa, ya, af, bf)
+    if out is None:
+        out = _new_array("axpby", x)
+    _run("axpby", _axpby, (out, x, y, a, b), ("!out", "x", "y", "#a", "#b"))
     return out
 
 

@@ -89,11 +89,20 @@ def _scalar(op: str, name: str, value) -> float:
 def _prepare(op: str, name: str, value):
     """One argument of `_run`'s slow path. Names: "x" an array, "?x" an array
     or None, "!x" an array the op writes (must be writable), "#x" a number,
-    "=x" passed through as it is (already checked by the wrapper)."""
-    kind = name[0] if name[0] in "?!#=" else ""
-    name = name.lstrip("?!#=")
+    "~x" an array or a number, "=x" passed through as it is (already checked
+    by the wrapper)."""
+    kind = name[0] if name[0] in "?!#~=" else ""
+    name = name.lstrip("?!#~=")
     if kind == "=":
         return value
+    if kind == "~":
+        if type(value) is _ndarray or hasattr(value, "__dlpack__"):
+            return _check_array(op, name, value)
+        try:
+            return _scalar(op, name, value)
+        except TypeError:
+            raise TypeError(f"hetkern.{op}: '{name}' must be an array or a real number; "
+                            f"got {type(value).__name__}") from None
     if kind == "#":
         return _scalar(op, name, value)
     if kind == "?" and value is None:
