@@ -102,6 +102,20 @@ ArrayArg CheckArray(const char* op, const char* name, const TensorView& t) {
   HETKERN_CHECK(ToDType(t.dtype(), &a.dtype), ValueError)
       << "hetkern." << op << ": '" << name << "' has dtype " << DLTypeString(t.dtype())
       << "; expected one of float32, float64, float16, bfloat16";
+  // Sizes come from the caller's DLTensor: a negative dimension or a byte
+  // count past int64 would make every later size computation wrong (the
+  // contiguity check below multiplies dimensions too), so this comes first.
+  int64_t numel = 1;
+  bool size_ok = true;
+  const int64_t max_numel = INT64_MAX / static_cast<int64_t>(DTypeSizeOf(a.dtype));
+  for (int i = 0; i < t.ndim() && size_ok; ++i) {
+    const int64_t dim = t.size(i);
+    size_ok = dim >= 0 && (dim == 0 || numel <= max_numel / dim);
+    if (size_ok) numel *= dim;
+  }
+  HETKERN_CHECK(size_ok || numel == 0, ValueError)
+      << "hetkern." << op << ": '" << name << "' has shape " << ShapeString(t)
+      << "; expected non-negative dimensions whose size in bytes fits in int64";
   a.device = t.device();
 #if HETKERN_WITH_CUDA
   const bool device_ok = a.device.device_type == kDLCPU || a.device.device_type == kDLCUDA;
@@ -117,19 +131,6 @@ ArrayArg CheckArray(const char* op, const char* name, const TensorView& t) {
   HETKERN_CHECK(t.IsContiguous(), ValueError)
       << "hetkern." << op << ": '" << name << "' must be contiguous (C order); got shape "
       << ShapeString(t) << " with non-contiguous strides; pass a contiguous copy";
-  // Sizes come from the caller's DLTensor: a negative dimension or a byte
-  // count past int64 would make every later size computation wrong.
-  int64_t numel = 1;
-  bool size_ok = true;
-  const int64_t max_numel = INT64_MAX / static_cast<int64_t>(DTypeSizeOf(a.dtype));
-  for (int i = 0; i < t.ndim() && size_ok; ++i) {
-    const int64_t dim = t.size(i);
-    size_ok = dim >= 0 && (dim == 0 || numel <= max_numel / dim);
-    if (size_ok) numel *= dim;
-  }
-  HETKERN_CHECK(size_ok || numel == 0, ValueError)
-      << "hetkern." << op << ": '" << name << "' has shape " << ShapeString(t)
-      << "; expected non-negative dimensions whose size in bytes fits in int64";
   a.numel = numel;
   a.data = static_cast<char*>(t.data_ptr()) + t.byte_offset();
   return a;
