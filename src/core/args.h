@@ -69,6 +69,23 @@ struct BinaryArgs {
 
 enum class BinaryOp : uint8_t { kAdd, kSub, kMul, kDiv };
 
+// Calls fn(F<op>{}) for the runtime `op`, F being a device's functor template
+// (BinaryFn in src/cpu/elementwise.cc and src/cuda/elementwise.cu), so that
+// kernels are instantiated once per op rather than switching per element.
+template <template <BinaryOp> class F, class Fn>
+inline void VisitBinaryOp(BinaryOp op, Fn&& fn) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return fn(F<BinaryOp::kAdd>{});
+    case BinaryOp::kSub:
+      return fn(F<BinaryOp::kSub>{});
+    case BinaryOp::kMul:
+      return fn(F<BinaryOp::kMul>{});
+    case BinaryOp::kDiv:
+      return fn(F<BinaryOp::kDiv>{});
+  }
+}
+
 // out = x converted from in_dtype to out_dtype over n contiguous elements;
 // out and x do not overlap unless in_dtype == out_dtype and out == x.
 struct CastArgs {

@@ -54,21 +54,6 @@ struct BinaryFn {
   }
 };
 
-// Calls fn(BinaryFn<op>{}) for the runtime `op`.
-template <class Fn>
-HWY_INLINE void VisitBinaryOp(BinaryOp op, Fn&& fn) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return fn(BinaryFn<BinaryOp::kAdd>{});
-    case BinaryOp::kSub:
-      return fn(BinaryFn<BinaryOp::kSub>{});
-    case BinaryOp::kMul:
-      return fn(BinaryFn<BinaryOp::kMul>{});
-    case BinaryOp::kDiv:
-      return fn(BinaryFn<BinaryOp::kDiv>{});
-  }
-}
-
 // A binary functor with y a number, rounded to the compute type first.
 template <class Fn>
 struct WithScalarY {
@@ -96,7 +81,7 @@ void BinaryKernel(DType dtype, BinaryOp op, const void* x, const void* y, size_t
                   void* out, size_t begin, size_t end) {
   VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
-    VisitBinaryOp(op, [&](auto fn) HWY_ATTR {
+    VisitBinaryOp<BinaryFn>(op, [&](auto fn) HWY_ATTR {
       MapBinaryPeriodic(static_cast<const T*>(x), static_cast<const T*>(y), period,
                         static_cast<T*>(out), begin, end, fn);
     });
@@ -106,7 +91,7 @@ void BinaryKernel(DType dtype, BinaryOp op, const void* x, const void* y, size_t
 void BinaryScalarKernel(DType dtype, BinaryOp op, const void* x, void* out, size_t n, double y) {
   VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
-    VisitBinaryOp(op, [&](auto fn) HWY_ATTR {
+    VisitBinaryOp<BinaryFn>(op, [&](auto fn) HWY_ATTR {
       MapUnary(static_cast<const T*>(x), static_cast<T*>(out), n,
                WithScalarY<decltype(fn)>{fn, y});
     });

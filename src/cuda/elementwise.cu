@@ -42,21 +42,6 @@ struct BinaryFn {
   }
 };
 
-// Calls fn(BinaryFn<op>{}) for the runtime `op`.
-template <class Fn>
-void VisitBinaryOp(BinaryOp op, Fn&& fn) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return fn(BinaryFn<BinaryOp::kAdd>{});
-    case BinaryOp::kSub:
-      return fn(BinaryFn<BinaryOp::kSub>{});
-    case BinaryOp::kMul:
-      return fn(BinaryFn<BinaryOp::kMul>{});
-    case BinaryOp::kDiv:
-      return fn(BinaryFn<BinaryOp::kDiv>{});
-  }
-}
-
 // A binary functor with y a number already rounded to the compute type C.
 template <class C, class Fn>
 struct WithScalarY {
@@ -72,11 +57,11 @@ struct AxpbyFn {
 };
 
 void Binary(const BinaryArgs& args, BinaryOp op) {
-  VisitBinaryOp(op, [&](auto fn) { MapBinary(args, [&](auto) { return fn; }); });
+  VisitBinaryOp<BinaryFn>(op, [&](auto fn) { MapBinary(args, [&](auto) { return fn; }); });
 }
 
 void BinaryScalar(const UnaryArgs& args, BinaryOp op, double y) {
-  VisitBinaryOp(op, [&](auto fn) {
+  VisitBinaryOp<BinaryFn>(op, [&](auto fn) {
     MapUnary(args, [&](auto tag) {
       using C = typename CudaTypes<typename decltype(tag)::type>::Compute;
       // Rounded to the compute type first, as torch does.
