@@ -11,6 +11,7 @@ accumulates in float64. A result beyond the dtype's range is inf.
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 import pytest
@@ -435,7 +436,7 @@ def test_cuda_graph_capture_and_replay():
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         run(out, x, -1, scratch)
-        hetkern.norm(x, axis=None, out=whole)  # wrapper-allocated scratch, graph pool
+        hetkern.norm(x, axis=None, out=whole)  # scratch from torch's allocator, graph pool
     x.copy_(torch.randn_like(x))
     graph.replay()
     torch.cuda.synchronize()
@@ -446,12 +447,48 @@ def test_cuda_graph_capture_and_replay():
     assert abs(whole.item() - ref.item()) <= bound.item()
 
 
+class ArrayAPIOnly:
+    """A CUDA torch tensor seen only through DLPack and a minimal array-API
+    namespace: TVM-FFI gets no allocator from it (no torch exchange API)."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.shape, self.dtype, self.device = tensor.shape, tensor.dtype, tensor.device
+
+    def __dlpack__(self, **kwargs):
+        return self.tensor.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.tensor.__dlpack_device__()
+
+    def __array_namespace__(self):
+        empty = lambda shape, dtype, device: ArrayAPIOnly(torch.empty(shape, dtype=dtype, device=device))  # noqa: E731
+        return types.SimpleNamespace(float64=torch.float64, empty=empty)
+
+
 @requires_cuda
 def test_cuda_scratch_is_checked():
     x = torch.ones(2, 9000, device="cuda")
     out = torch.full((2,), 7.0, device="cuda")
+    # torch callers: the library takes the scratch from torch's allocator.
+    hetkern._lib.module.sum(out, x, -1, None)
+    assert out.tolist() == [9000.0, 9000.0]
+    out.fill_(7.0)
+    # Without an environment allocator the caller must pass it.
     with pytest.raises(ValueError, match="'scratch' is required"):
-        hetkern._lib.module.sum(out, x, -1, None)
+        hetkern._lib.module.sum(ArrayAPIOnly(out), ArrayAPIOnly(x), -1, None)
     with pytest.raises(ValueError, match="expected float64 with at least 4 elements"):
         hetkern._lib.module.sum(out, x, -1, torch.empty(3, dtype=torch.float64, device="cuda"))
     assert bool((out == 7.0).all())
+
+
+@requires_cuda
+def test_cuda_scratch_from_the_callers_array_library():
+    # The Python wrapper allocates it with the caller's library when TVM-FFI
+    # has no allocator for it.
+    x = torch.randn(3, 20_000, device="cuda", generator=torch.Generator("cuda").manual_seed(5))
+    for axis in (-1, None):
+        got = hetkern.sum(ArrayAPIOnly(x), axis=axis)
+        assert isinstance(got, ArrayAPIOnly)
+        ref, bound = reference("sum", x, None, axis)
+        assert bool(((got.tensor.cpu().double() - ref).abs() <= bound).all())

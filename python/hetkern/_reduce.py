@@ -37,11 +37,13 @@ def _axis(op: str, axis):
 
 def _scratch(op: str, x, shape, axis):
     """The float64 partials buffer the CUDA kernels need for rows longer than
-    one chunk, allocated with x's library on x's device; None elsewhere."""
+    one chunk, allocated with x's library on x's device; None elsewhere, and
+    None where TVM-FFI hands the library the caller's own allocator (torch,
+    through its DLPack C exchange API): the library then allocates it."""
     if type(x) is np.ndarray:
         return None
     if _is_torch_tensor(x):  # torch's __dlpack_device__ costs microseconds
-        if not x.is_cuda:
+        if not x.is_cuda or hasattr(type(x), "__dlpack_c_exchange_api__"):
             return None
     elif int(x.__dlpack_device__()[0]) != _DL_CUDA:
         return None

@@ -227,14 +227,17 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch)
     aligned = aligned && reinterpret_cast<uintptr_t>(p) % 16 == 0;  // null passes
   }
   const int64_t packs = aligned ? args.hidden / kVectorLanes : args.hidden;
-  // One pack per thread up to kMaxRowThreads; beyond, the fewest packs per
-  // thread (a power of two) that let the row fit in registers.
+  // Up to kMaxCache packs per thread, so that each thread has several 16-byte
+  // loads in flight and a row needs few warps (cheap reductions): as many
+  // threads as that takes (a warp at least), then the smallest cache depth
+  // (a power of two) that holds the row. Rows longer than kMaxCache packs
+  // per thread of a full block stream instead (cache 0).
+  const int64_t threads_for_row = ((packs + kMaxCache - 1) / kMaxCache + 31) / 32 * 32;
+  const int row_threads =
+      static_cast<int>(std::clamp<int64_t>(threads_for_row, 32, kMaxRowThreads));
   int cache = 1;
-  while (cache < kMaxCache && packs > int64_t{cache} * kMaxRowThreads) cache *= 2;
-  if (!aligned || packs > int64_t{cache} * kMaxRowThreads) cache = 0;  // streaming
-  const int64_t per_thread = std::max(cache, 1);
-  const int row_threads = static_cast<int>(std::min<int64_t>(
-      kMaxRowThreads, (packs + per_thread - 1) / per_thread + 31) / 32 * 32);
+  while (cache < kMaxCache && packs > int64_t{cache} * row_threads) cache *= 2;
+  if (!aligned || packs > int64_t{cache} * row_threads) cache = 0;
   const int rows_per_block = std::max(1, kMinBlockThreads / row_threads);
   const dim3 block(row_threads, rows_per_block);
   const int64_t tiles = (args.rows + rows_per_block - 1) / rows_per_block;

@@ -1,9 +1,10 @@
 // CUDA kernels of softmax and log_softmax over contiguous rows.
 //
-// Rows of up to kWarpMaxCols elements: a group of kWidth <= 32 lanes per row
-// holds the row in registers (one global read, one write). Longer rows: one
-// block per row, an online (max, sum) pass over the row, a block reduction,
-// then a read+write pass (the re-read of a row just read mostly hits L2).
+// Rows of up to 32768 elements (16384 float64): a group of 1..1024 threads
+// per row, each holding up to 16 (32 for the longest rows) values, keeps the
+// row in registers: one global read, one write. Longer
+// rows: one block per row, an online (max, sum) pass over the row, a block
+// reduction, then a read+write pass (the re-read mostly hits L2).
 // 16-byte packs wherever x and out allow, scalar elements otherwise.
 //
 // Sums of exp(x - max) are kept as ones + rest, as on the CPU (softmax.h):
@@ -22,8 +23,7 @@ namespace hetkern {
 namespace cuda {
 namespace {
 
-constexpr int kWarpMaxCols = 1024;  // 32 values per lane at most
-constexpr int kWarpKernelThreads = 128;
+constexpr int kMinBlockThreads = 128;
 constexpr int kMaxBlockThreads = 1024;
 
 // Full-precision exp/log1p (expf: 2 ulp, exp: 1 ulp, log1pf/log1p: 1 ulp);
@@ -120,112 +120,159 @@ __device__ __forceinline__ C SoftmaxValue(C v, C max, C sum_or_log_sum, bool log
   return log ? (v - max) - sum_or_log_sum : ExpShifted(v, max) / sum_or_log_sum;
 }
 
-// ---- Short rows: kWidth lanes per row, row in registers ---------------------
+// ---- Rows in registers: kGroup threads per row, up to kPacks packs each ----
 
-template <class C, int kWidth>
-__device__ __forceinline__ C GroupMax(C v) {
+// Threads per block: one row of kGroup threads, or several short rows.
+template <int kGroup>
+constexpr int RowBlockThreads() {
+  return kGroup > kMinBlockThreads ? kGroup : kMinBlockThreads;
+}
+
+// op over the kGroup threads of a row (consecutive threads of the block):
+// an xor butterfly within the warp (every lane ends with the same bits, op
+// being commutative), then, for rows of several warps, the warps' results in
+// warp order through shared memory. Called by every thread of the block.
+template <int kGroup, class C, class Op>
+__device__ __forceinline__ C GroupReduce(C v, C* shared, Op op) {
+  constexpr int kWidth = kGroup < 32 ? kGroup : 32;
 #pragma unroll
   for (int offset = kWidth / 2; offset > 0; offset /= 2) {
-    v = fmax(v, __shfl_xor_sync(0xffffffffu, v, offset, kWidth));
+    v = op(v, __shfl_xor_sync(0xffffffffu, v, offset, kWidth));
+  }
+  if constexpr (kGroup > 32) {
+    constexpr int kWarps = kGroup / 32;
+    if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = v;
+    __syncthreads();
+    const C* row_warps = shared + threadIdx.x / kGroup * kWarps;
+    v = row_warps[0];
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) v = op(v, row_warps[w]);
+    __syncthreads();  // shared is reused by the next reduction
   }
   return v;
 }
 
-template <class C, int kWidth>
-__device__ __forceinline__ C GroupSum(C v) {
-#pragma unroll
-  for (int offset = kWidth / 2; offset > 0; offset /= 2) {
-    v += __shfl_xor_sync(0xffffffffu, v, offset, kWidth);
-  }
-  return v;
-}
-
-// Row r is held by lanes [g*kWidth, (g+1)*kWidth) of a warp, lane l owning
-// packs l, l + kWidth, ... (coalesced). cols <= kWidth * kIters * kVec and,
-// for kVec > 1, x and out 16-byte aligned with cols % kVec == 0.
-template <class T, int kVec, int kWidth, int kIters>
-__global__ void __launch_bounds__(kWarpKernelThreads)
-    WarpRowsKernel(const T* x, T* out, int64_t rows, int cols, bool log) {
+// Row r is held by threads [g*kGroup, (g+1)*kGroup) of a block, lane l owning
+// packs l, l + kGroup, ... (coalesced): all its loads are issued before the
+// first use, the row is read from memory once, and exp(x - max) is computed
+// once where the values fit in kKeptExps registers (recomputed otherwise).
+// cols <= kGroup * kPacks * kVec and, for kVec > 1, x and out 16-byte
+// aligned with cols % kVec == 0.
+template <class T, int kVec, int kGroup, int kPacks>
+__global__ void __launch_bounds__(RowBlockThreads<kGroup>())
+    RegisterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, bool log) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kVec>;
-  constexpr int kRowsPerWarp = 32 / kWidth;
-  const int lane = threadIdx.x % kWidth;
-  const int64_t warp = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
-  const int64_t warps = int64_t{gridDim.x} * blockDim.x / 32;
-  const int group = (threadIdx.x % 32) / kWidth;
-  const int packs = cols / kVec;
-  // The loop condition is uniform across the warp, so every lane takes part
-  // in the shuffles; groups past the last row compute on -inf and store nothing.
-  for (int64_t first = warp * kRowsPerWarp; first < rows; first += warps * kRowsPerWarp) {
-    const int64_t row = first + group;
+  constexpr int kBlock = RowBlockThreads<kGroup>();
+  constexpr int kRowsPerBlock = kBlock / kGroup;
+  // exps kept in at most 16 registers (64 bytes), else recomputed.
+  constexpr bool kKeepExps = kPacks * kVec * sizeof(typename CudaTypes<T>::Compute) <= 64;
+  __shared__ C shared[kBlock / 32];
+  const int lane = threadIdx.x % kGroup;
+  const int64_t packs = cols / kVec;
+  P neg_inf;
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) neg_inf.lane[k] = Types::Store(NegInf<C>());
+  const auto fmax_op = [](C a, C b) { return fmax(a, b); };
+  const auto sum_op = [](C a, C b) { return a + b; };
+  // Every thread of the block runs every iteration (GroupReduce may have
+  // barriers); threads past the last row hold -inf and store nothing.
+  for (int64_t first = int64_t{blockIdx.x} * kRowsPerBlock; first < rows;
+       first += int64_t{gridDim.x} * kRowsPerBlock) {
+    const int64_t row = first + threadIdx.x / kGroup;
     const bool valid = row < rows;
-    C v[kIters][kVec];
+    const P* xr = reinterpret_cast<const P*>(x + row * cols);
+    P cache[kPacks];
 #pragma unroll
-    for (int i = 0; i < kIters; ++i) {
-      const int p = i * kWidth + lane;
-      if (valid && p < packs) {
-        const P pack = reinterpret_cast<const P*>(x + row * cols)[p];
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) v[i][k] = Types::Load(pack.lane[k]);
-      } else {
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) v[i][k] = NegInf<C>();
-      }
+    for (int s = 0; s < kPacks; ++s) {
+      const int64_t p = int64_t{s} * kGroup + lane;
+      cache[s] = valid && p < packs ? xr[p] : neg_inf;
     }
     C max = NegInf<C>();
 #pragma unroll
-    for (int i = 0; i < kIters; ++i)
+    for (int s = 0; s < kPacks; ++s)
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) max = fmax(max, v[i][k]);
-    max = GroupMax<C, kWidth>(max);
-    // At most 32 terms per lane and 5 shuffle levels: summed in C.
-    ExpSum<C> sum{};
+      for (int k = 0; k < kVec; ++k) max = fmax(max, Types::Load(cache[s].lane[k]));
+    max = GroupReduce<kGroup>(max, shared, fmax_op);
+    // Per pack, then over the thread's packs: at most kVec-term float chains.
+    C exps[kKeepExps ? kPacks : 1][kVec];
+    ExpSum<C> sum{C(0), C(0)};
 #pragma unroll
-    for (int i = 0; i < kIters; ++i)
+    for (int s = 0; s < kPacks; ++s) {
+      ExpSum<C> pack_sum{C(0), C(0)};
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) sum.Add(v[i][k], max);
-    sum.ones = GroupSum<C, kWidth>(sum.ones);
-    sum.rest = GroupSum<C, kWidth>(sum.rest);
-    const C scale = sum.template Scale<C>(log);
+      for (int k = 0; k < kVec; ++k) {
+        const C v = Types::Load(cache[s].lane[k]);
+        const C e = ExpShifted(v, max);
+        if constexpr (kKeepExps) exps[s][k] = e;
+        // v - max is NaN, not 0, for v == max == +-inf: such terms stay in rest.
+        if (v - max == C(0)) {
+          pack_sum.ones += C(1);
+        } else {
+          pack_sum.rest += e;
+        }
+      }
+      sum = sum + pack_sum;
+    }
+    sum.ones = GroupReduce<kGroup>(sum.ones, shared, sum_op);
+    sum.rest = GroupReduce<kGroup>(sum.rest, shared, sum_op);
+    // softmax multiplies by 1 / sum (a row of -inf only: 0 * inf = NaN).
+    const C scale = log ? sum.template Scale<C>(true) : C(1) / sum.template Scale<C>(false);
+    if (!valid) continue;
+    P* outr = reinterpret_cast<P*>(out + row * cols);
 #pragma unroll
-    for (int i = 0; i < kIters; ++i) {
-      const int p = i * kWidth + lane;
-      if (valid && p < packs) {
+    for (int s = 0; s < kPacks; ++s) {
+      const int64_t p = int64_t{s} * kGroup + lane;
+      if (p < packs) {
         P pack;
 #pragma unroll
-        for (int k = 0; k < kVec; ++k) pack.lane[k] = Types::Store(SoftmaxValue(v[i][k], max, scale, log));
-        reinterpret_cast<P*>(out + row * cols)[p] = pack;
+        for (int k = 0; k < kVec; ++k) {
+          const C v = Types::Load(cache[s].lane[k]);
+          C e;
+          if constexpr (kKeepExps) {
+            e = exps[s][k];
+          } else {
+            e = log ? C(0) : ExpShifted(v, max);
+          }
+          pack.lane[k] = Types::Store(log ? (v - max) - scale : e * scale);
+        }
+        outr[p] = pack;
       }
     }
   }
 }
 
-template <class T, int kVec, int kWidth, int kIters>
-void LaunchWarpRows(const DeviceScope& scope, const T* x, T* out, int64_t rows, int cols,
-                    bool log) {
-  const int64_t warps = (rows + 32 / kWidth - 1) / (32 / kWidth);
-  const int blocks = scope.StreamingBlocks(warps * 32, kWarpKernelThreads);
-  WarpRowsKernel<T, kVec, kWidth, kIters>
-      <<<blocks, kWarpKernelThreads, 0, scope.stream()>>>(x, out, rows, cols, log);
-}
+// Packs per thread: up to 16 values (kPacksMid) while a row needs at most
+// a block, twice that for the longest rows (kPacksMax; not for float64, whose
+// 16 doubles would spill); beyond, rows stream.
+template <int kVec>
+constexpr int kPacksMid = kVec >= 8 ? 2 : 4;
+template <int kVec>
+constexpr int kPacksMax = kVec == 2 ? kPacksMid<kVec> : 2 * kPacksMid<kVec>;
+template <int kVec>
+constexpr int64_t kRegisterRowMaxPacks = int64_t{kMaxBlockThreads} * kPacksMax<kVec>;
 
-// The smallest (kWidth, kIters) holding `packs`: widths 1..32 with one pack
-// per lane, then 32 lanes with 2, 4, ... packs each.
-template <class T, int kVec, int kWidth = 1, int kIters = 1>
-void LaunchWarpRowsFitting(const DeviceScope& scope, const T* x, T* out, int64_t rows,
-                           int cols, bool log) {
-  constexpr int kMaxIters = kWarpMaxCols / 32 / kVec;
-  if constexpr (kWidth == 32 && kIters == kMaxIters) {
-    LaunchWarpRows<T, kVec, kWidth, kIters>(scope, x, out, rows, cols, log);
-  } else {
-    if (cols / kVec <= kWidth * kIters) {
-      LaunchWarpRows<T, kVec, kWidth, kIters>(scope, x, out, rows, cols, log);
-    } else if constexpr (kWidth < 32) {
-      LaunchWarpRowsFitting<T, kVec, kWidth * 2, 1>(scope, x, out, rows, cols, log);
-    } else {
-      LaunchWarpRowsFitting<T, kVec, 32, kIters * 2>(scope, x, out, rows, cols, log);
-    }
+// The first (kGroup, kPacks) of (1, 1), (1, 2), .. (1, kPacksMid), then
+// (2, kPacksMid), (4, kPacksMid), .. (1024, kPacksMid), (1024, kPacksMax)
+// that holds rows of `packs` packs: few threads per row, several loads in
+// flight per thread. Rows longer than kRegisterRowMaxPacks are not launched.
+template <class T, int kVec, int kGroup = 1, int kPacks = 1>
+void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t rows, int64_t cols,
+                        bool log) {
+  const int64_t packs = cols / kVec;
+  if (packs <= int64_t{kGroup} * kPacks) {
+    constexpr int kBlock = RowBlockThreads<kGroup>();
+    const int64_t blocks_needed = (rows + kBlock / kGroup - 1) / (kBlock / kGroup);
+    const int blocks = scope.StreamingBlocks(blocks_needed * kBlock, kBlock);
+    RegisterRowsKernel<T, kVec, kGroup, kPacks>
+        <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols, log);
+  } else if constexpr (kGroup == 1 && kPacks < kPacksMid<kVec>) {
+    LaunchRegisterRows<T, kVec, 1, kPacks * 2>(scope, x, out, rows, cols, log);
+  } else if constexpr (kGroup < kMaxBlockThreads) {
+    LaunchRegisterRows<T, kVec, kGroup * 2, kPacksMid<kVec>>(scope, x, out, rows, cols, log);
+  } else if constexpr (kPacks < kPacksMax<kVec>) {
+    LaunchRegisterRows<T, kVec, kGroup, kPacksMax<kVec>>(scope, x, out, rows, cols, log);
   }
 }
 
@@ -334,13 +381,11 @@ void Softmax(const SoftmaxArgs& a) {
     const auto* x = static_cast<const T*>(a.x);
     auto* out = static_cast<T*>(a.out);
     const auto x_addr = reinterpret_cast<uintptr_t>(x), out_addr = reinterpret_cast<uintptr_t>(out);
-    if (a.cols <= kWarpMaxCols) {
-      const int cols = static_cast<int>(a.cols);
-      if (x_addr % 16 == 0 && out_addr % 16 == 0 && cols % kVec == 0) {
-        LaunchWarpRowsFitting<T, kVec>(scope, x, out, a.rows, cols, a.log);
-      } else {
-        LaunchWarpRowsFitting<T, 1>(scope, x, out, a.rows, cols, a.log);
-      }
+    const bool packed = x_addr % 16 == 0 && out_addr % 16 == 0 && a.cols % kVec == 0;
+    if (packed && a.cols / kVec <= kRegisterRowMaxPacks<kVec>) {
+      LaunchRegisterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.log);
+    } else if (!packed && a.cols <= kRegisterRowMaxPacks<1>) {
+      LaunchRegisterRows<T, 1>(scope, x, out, a.rows, a.cols, a.log);
     } else {
       const int blocks = scope.StreamingBlocks(a.rows, 1);  // one row per block, SM-bounded
       if (x_addr % 16 == out_addr % 16) {

@@ -1,5 +1,7 @@
 // Entries of the reductions: validate every argument, then run the kernel
 // pair on the arguments' device.
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/function.h>
 
 #include <algorithm>
@@ -75,7 +77,11 @@ ReduceArgs CheckReduce(const char* op, ReduceOp kind, const TensorView& out, con
     CheckDisjoint(op, "scratch", *scratch, "out", out);
     scratch_data = static_cast<double*>(sa.data);
   } else {
-    HETKERN_CHECK(scratch_needed == 0, ValueError)
+    // Without one, the scratch comes from the caller's framework allocator
+    // (torch's caching allocator, on the caller's stream: no host sync, CUDA
+    // graph capture works) when the framework installed one for this call.
+    HETKERN_CHECK(scratch_needed == 0 || TVMFFIEnvGetDLPackManagedTensorAllocator() != nullptr,
+                  ValueError)
         << "hetkern." << op << ": 'scratch' is required for rows longer than " << kReduceCudaChunk
         << " elements on CUDA; expected a float64 array of at least " << scratch_needed
         << " elements on " << DeviceString(xa.device);
@@ -84,10 +90,22 @@ ReduceArgs CheckReduce(const char* op, ReduceOp kind, const TensorView& out, con
                     xa.data,  ya.data,   oa.data, scratch_data};
 }
 
+// Scratch the CUDA kernels need and the caller did not pass (see CheckReduce).
+Optional<tvm::ffi::Tensor> AllocateScratch(ReduceArgs& args) {
+  const int64_t needed =
+      args.device.device_type == kDLCUDA ? ReduceScratchNumel(args.rows, args.cols) : 0;
+  if (args.scratch != nullptr || needed == 0) return std::nullopt;
+  tvm::ffi::Tensor scratch = tvm::ffi::Tensor::FromEnvAlloc(
+      TVMFFIEnvTensorAlloc, {needed}, DLDataType{kDLFloat, 64, 1}, args.device);
+  args.scratch = static_cast<double*>(scratch.data_ptr());
+  return scratch;
+}
+
 void RunReduce(const char* op, ReduceOp kind, const TensorView& out, const TensorView& x,
                const TensorView* y, const Optional<int64_t>& axis,
                const Optional<TensorView>& scratch) {
-  const ReduceArgs args = CheckReduce(op, kind, out, x, y, axis, scratch);
+  ReduceArgs args = CheckReduce(op, kind, out, x, y, axis, scratch);
+  const Optional<tvm::ffi::Tensor> owned_scratch = AllocateScratch(args);  // lives past the launch
   HETKERN_LAUNCH(args.device, Reduce(args, kind));
 }
 
