@@ -128,47 +128,63 @@ constexpr int RowBlockThreads() {
   return kGroup > kMinBlockThreads ? kGroup : kMinBlockThreads;
 }
 
-// op over the kGroup threads of a row (consecutive threads of the block):
-// an xor butterfly within the warp (every lane ends with the same bits, op
-// being commutative), then, for rows of several warps, the warps' results in
-// warp order through shared memory. Called by every thread of the block.
-template <int kGroup, class C, class Op>
-__device__ __forceinline__ C GroupReduce(C v, C* shared, Op op) {
+// Blocks of 512 threads are held to 64 registers per thread, so that two
+// rows are in flight per SM (the compiler would otherwise keep a long row's
+// converted values: 123 registers for 16 bfloat16 packs of softmax).
+template <int kGroup>
+constexpr int kMinRowBlocksPerSM = RowBlockThreads<kGroup>() == 512 ? 2 : 1;
+
+// op over the kGroup threads of a row (consecutive threads of the block),
+// for each of the N values of v at once (one set of barriers): an xor
+// butterfly within the warp (every lane ends with the same bits, op being
+// commutative), then, for rows of several warps, the warps' results in warp
+// order through shared memory (N * kBlock / 32 slots). Called by every thread
+// of the block.
+template <int kGroup, int N, class C, class Op>
+__device__ __forceinline__ void GroupReduce(C (&v)[N], C* shared, Op op) {
   constexpr int kWidth = kGroup < 32 ? kGroup : 32;
 #pragma unroll
   for (int offset = kWidth / 2; offset > 0; offset /= 2) {
-    v = op(v, __shfl_xor_sync(0xffffffffu, v, offset, kWidth));
+#pragma unroll
+    for (int i = 0; i < N; ++i) v[i] = op(v[i], __shfl_xor_sync(0xffffffffu, v[i], offset, kWidth));
   }
   if constexpr (kGroup > 32) {
     constexpr int kWarps = kGroup / 32;
-    if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = v;
-    __syncthreads();
-    const C* row_warps = shared + threadIdx.x / kGroup * kWarps;
-    v = row_warps[0];
+    const int warps_in_block = blockDim.x / 32;
+    if (threadIdx.x % 32 == 0) {
 #pragma unroll
-    for (int w = 1; w < kWarps; ++w) v = op(v, row_warps[w]);
+      for (int i = 0; i < N; ++i) shared[i * warps_in_block + threadIdx.x / 32] = v[i];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const C* row_warps = shared + i * warps_in_block + threadIdx.x / kGroup * kWarps;
+      v[i] = row_warps[0];
+#pragma unroll
+      for (int w = 1; w < kWarps; ++w) v[i] = op(v[i], row_warps[w]);
+    }
     __syncthreads();  // shared is reused by the next reduction
   }
-  return v;
 }
 
 // Row r is held by threads [g*kGroup, (g+1)*kGroup) of a block, lane l owning
 // packs l, l + kGroup, ... (coalesced): all its loads are issued before the
-// first use, the row is read from memory once, and exp(x - max) is computed
-// once where the values fit in kKeptExps registers (recomputed otherwise).
-// cols <= kGroup * kPacks * kVec and, for kVec > 1, x and out 16-byte
-// aligned with cols % kVec == 0.
-template <class T, int kVec, int kGroup, int kPacks>
-__global__ void __launch_bounds__(RowBlockThreads<kGroup>())
-    RegisterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, bool log) {
+// first use, the row is read from memory once, and softmax's exp(x - max) is
+// computed once where the values fit in 16 registers (recomputed otherwise).
+// Per element, the sum pass is a subtraction, an expf and an add (log_softmax
+// adds the ones/rest split): the kernel is close to issue-bound for 16-bit
+// types, so nothing else is done per element. cols <= kGroup * kPacks * kVec
+// and, for kVec > 1, x and out 16-byte aligned with cols % kVec == 0.
+template <class T, int kVec, int kGroup, int kPacks, bool kLog>
+__global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<kGroup>)
+    RegisterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kVec>;
   constexpr int kBlock = RowBlockThreads<kGroup>();
   constexpr int kRowsPerBlock = kBlock / kGroup;
-  // exps kept in at most 16 registers (64 bytes), else recomputed.
-  constexpr bool kKeepExps = kPacks * kVec * sizeof(typename CudaTypes<T>::Compute) <= 64;
-  __shared__ C shared[kBlock / 32];
+  constexpr bool kKeepExps = !kLog && kPacks * kVec * sizeof(C) <= 64;
+  __shared__ C shared[2 * kBlock / 32];
   const int lane = threadIdx.x % kGroup;
   const int64_t packs = cols / kVec;
   P neg_inf;
@@ -189,12 +205,17 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>())
       const int64_t p = int64_t{s} * kGroup + lane;
       cache[s] = valid && p < packs ? xr[p] : neg_inf;
     }
-    C max = NegInf<C>();
+    C maxes[1] = {NegInf<C>()};
 #pragma unroll
     for (int s = 0; s < kPacks; ++s)
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) max = fmax(max, Types::Load(cache[s].lane[k]));
-    max = GroupReduce<kGroup>(max, shared, fmax_op);
+      for (int k = 0; k < kVec; ++k) maxes[0] = fmax(maxes[0], Types::Load(cache[s].lane[k]));
+    GroupReduce<kGroup>(maxes, shared, fmax_op);
+    const C max = maxes[0];
+    // exp(v - shift) with shift = max, or 0 for a row of -inf only: its exps
+    // are then 0 rather than NaN (-inf - -inf), so that the rule for -inf
+    // entries needs no test per element; such a row still gives NaN (below).
+    const C shift = max == NegInf<C>() ? C(0) : max;
     // Per pack, then over the thread's packs: at most kVec-term float chains.
     C exps[kKeepExps ? kPacks : 1][kVec];
     ExpSum<C> sum{C(0), C(0)};
@@ -204,10 +225,11 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>())
 #pragma unroll
       for (int k = 0; k < kVec; ++k) {
         const C v = Types::Load(cache[s].lane[k]);
-        const C e = ExpShifted(v, max);
+        const C e = Exp(v - shift);
         if constexpr (kKeepExps) exps[s][k] = e;
-        // v - max is NaN, not 0, for v == max == +-inf: such terms stay in rest.
-        if (v - max == C(0)) {
+        // log_softmax needs the sum as ones + rest (see ExpSum); v - max is
+        // NaN, not 0, for v == max == +-inf: such terms stay in rest.
+        if (kLog && v - max == C(0)) {
           pack_sum.ones += C(1);
         } else {
           pack_sum.rest += e;
@@ -215,10 +237,20 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>())
       }
       sum = sum + pack_sum;
     }
-    sum.ones = GroupReduce<kGroup>(sum.ones, shared, sum_op);
-    sum.rest = GroupReduce<kGroup>(sum.rest, shared, sum_op);
-    // softmax multiplies by 1 / sum (a row of -inf only: 0 * inf = NaN).
-    const C scale = log ? sum.template Scale<C>(true) : C(1) / sum.template Scale<C>(false);
+    if constexpr (kLog) {
+      C sums[2] = {sum.ones, sum.rest};
+      GroupReduce<kGroup>(sums, shared, sum_op);
+      sum = {sums[0], sums[1]};
+    } else {
+      C sums[1] = {sum.rest};
+      GroupReduce<kGroup>(sums, shared, sum_op);
+      sum.rest = sums[0];
+    }
+    // softmax multiplies by 1 / sum: NaN for a row of -inf only (0 * inf), as
+    // for rows with NaN or +inf (their sum is NaN). log_softmax subtracts
+    // log(sum) = log1p((ones - 1) + rest): -inf for a row of -inf only, so
+    // that (v - max) - log(sum) is NaN there too.
+    const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.rest;
     if (!valid) continue;
     P* outr = reinterpret_cast<P*>(out + row * cols);
 #pragma unroll
@@ -229,13 +261,15 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>())
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
           const C v = Types::Load(cache[s].lane[k]);
-          C e;
-          if constexpr (kKeepExps) {
-            e = exps[s][k];
+          C y;
+          if constexpr (kLog) {
+            y = (v - max) - scale;
+          } else if constexpr (kKeepExps) {
+            y = exps[s][k] * scale;
           } else {
-            e = log ? C(0) : ExpShifted(v, max);
+            y = Exp(v - shift) * scale;
           }
-          pack.lane[k] = Types::Store(log ? (v - max) - scale : e * scale);
+          pack.lane[k] = Types::Store(y);
         }
         outr[p] = pack;
       }
@@ -254,9 +288,11 @@ template <int kVec>
 constexpr int64_t kRegisterRowMaxPacks = int64_t{kMaxBlockThreads} * kPacksMax<kVec>;
 
 // The first (kGroup, kPacks) of (1, 1), (1, 2), .. (1, kPacksMid), then
-// (2, kPacksMid), (4, kPacksMid), .. (1024, kPacksMid), (1024, kPacksMax)
-// that holds rows of `packs` packs: few threads per row, several loads in
-// flight per thread. Rows longer than kRegisterRowMaxPacks are not launched.
+// (2, kPacksMid), (4, kPacksMid), .. (512, kPacksMid), (512, kPacksMax),
+// (1024, kPacksMax) that holds rows of `packs` packs: few threads per row,
+// several loads in flight per thread, and 1024-thread rows (whose registers
+// fill an SM: one row in flight per SM) only for rows that need them. Rows
+// longer than kRegisterRowMaxPacks are not launched.
 template <class T, int kVec, int kGroup = 1, int kPacks = 1>
 void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t rows, int64_t cols,
                         bool log) {
@@ -265,14 +301,21 @@ void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t ro
     constexpr int kBlock = RowBlockThreads<kGroup>();
     const int64_t blocks_needed = (rows + kBlock / kGroup - 1) / (kBlock / kGroup);
     const int blocks = scope.StreamingBlocks(blocks_needed * kBlock, kBlock);
-    RegisterRowsKernel<T, kVec, kGroup, kPacks>
-        <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols, log);
+    if (log) {
+      RegisterRowsKernel<T, kVec, kGroup, kPacks, true>
+          <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols);
+    } else {
+      RegisterRowsKernel<T, kVec, kGroup, kPacks, false>
+          <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols);
+    }
   } else if constexpr (kGroup == 1 && kPacks < kPacksMid<kVec>) {
     LaunchRegisterRows<T, kVec, 1, kPacks * 2>(scope, x, out, rows, cols, log);
-  } else if constexpr (kGroup < kMaxBlockThreads) {
+  } else if constexpr (kGroup < kMaxBlockThreads / 2) {
     LaunchRegisterRows<T, kVec, kGroup * 2, kPacksMid<kVec>>(scope, x, out, rows, cols, log);
   } else if constexpr (kPacks < kPacksMax<kVec>) {
     LaunchRegisterRows<T, kVec, kGroup, kPacksMax<kVec>>(scope, x, out, rows, cols, log);
+  } else if constexpr (kGroup < kMaxBlockThreads) {
+    LaunchRegisterRows<T, kVec, kGroup * 2, kPacks>(scope, x, out, rows, cols, log);
   }
 }
 
