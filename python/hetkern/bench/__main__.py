@@ -91,7 +91,11 @@ def main(argv: list[str] | None = None) -> int:
                    cpu_max=args.cpu_max, gpu_max=args.gpu_max, threads=args.threads, quick=args.quick,
                    time_caps=parse_caps(args.time_cap), out=args.out or None, samples=args.samples)
     runner = Runner(opts)
-    runner.run({name: importlib.import_module(f"hetkern.bench.{name}") for name in families})
+    try:
+        runner.run({name: importlib.import_module(f"hetkern.bench.{name}") for name in families})
+    except KeyboardInterrupt:  # keep what was measured
+        runner.notes.append("interrupted: the sweep is incomplete")
+        print("\ninterrupted: writing the rows measured so far")
     paths = runner.write()
     if paths:
         from .plot import plot_results

@@ -32,6 +32,13 @@ LLM_SHAPES = [(1, 4096), (8, 4096), (32, 4096), (128, 4096), (1024, 4096), (2048
               (4096, 16384), (16384, 16384)]
 QUICK_LLM_SHAPES = [(1, 4096), (32, 1024), (128, 4096)]
 DECODE_TOKENS = 128
+# Families whose rows are tokens: up to DECODE_TOKENS of them is a decode step
+# (softmax rows are attention or logit rows, not tokens).
+DECODE_FAMILIES = ("activation", "norm", "rope")
+
+
+def is_decode(family: str, tokens: int | None) -> bool:
+    return tokens is not None and family in DECODE_FAMILIES and tokens <= DECODE_TOKENS
 
 
 @dataclass
@@ -51,6 +58,10 @@ class Case:
     @property
     def tokens(self) -> int | None:
         return math.prod(self.shape[:-1]) if self.rows else None
+
+    @property
+    def decode(self) -> bool:
+        return is_decode(self.family, self.tokens)
 
     @property
     def label(self) -> str:

@@ -30,6 +30,10 @@ def load_rows(paths: list[str]) -> tuple[list[dict], list[dict]]:
     return rows, metas
 
 
+def row_length(row: dict) -> int:
+    return int(str(row["shape"]).split("x")[-1])
+
+
 def plot_results(json_paths, out_dir: str) -> list[str] | None:
     """Writes the PNGs and returns their paths; None when matplotlib is missing."""
     try:
@@ -54,15 +58,26 @@ def plot_results(json_paths, out_dir: str) -> list[str] | None:
         fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 3.6 * nrows), squeeze=False)
         for ax, (op, op_rows) in zip(axes.flat, ops.items()):
             op_rows = sorted(op_rows, key=lambda r: r["size"])
-            sizes = [r["size"] for r in op_rows]
+            # Row ops: a line through the shapes of the most common row length,
+            # the other shapes as bare markers (sizes repeat across row lengths).
+            main = None
+            if op_rows[0].get("tokens") is not None:
+                lengths = [row_length(r) for r in op_rows]
+                main = max(set(lengths), key=lengths.count)
             for name in STYLE:
                 key = f"{name}_gbps"
-                pts = [(s, r[key]) for s, r in zip(sizes, op_rows) if r.get(key)]
-                if pts:
-                    color, marker, line = STYLE[name]
-                    ax.plot(*zip(*pts), color=color, marker=marker, linestyle=line, markersize=3, label=name)
+                color, marker, line = STYLE[name]
+                pts = [r for r in op_rows if r.get(key)]
+                on_line = [(r["size"], r[key]) for r in pts if main is None or row_length(r) == main]
+                others = [(r["size"], r[key]) for r in pts if main is not None and row_length(r) != main]
+                if on_line:
+                    ax.plot(*zip(*on_line), color=color, marker=marker, linestyle=line, markersize=3, label=name)
+                if others:
+                    ax.plot(*zip(*others), color=color, marker=marker or ".", linestyle="", markersize=5,
+                            markerfacecolor="none")
             ax.set_xscale("log", base=2)
-            ax.set_title(op, fontsize=10)
+            ax.set_title(op if main is None else f"{op} (line: rows of {main}; markers: other shapes)",
+                         fontsize=9)
             ax.set_xlabel("elements")
             ax.set_ylabel("GB/s (read + written)")
             ax.grid(True, alpha=0.3)

@@ -16,10 +16,10 @@ import argparse
 import statistics
 import sys
 
+from .cases import is_decode
 from .plot import load_rows
 
 LARGE = {"cpu": 4 << 20, "cuda": 64 << 20}
-DECODE_TOKENS = 128
 SMALL = 4 << 10
 SMALL_ONLY = {"scale_alloc"}  # measured at <= 4K only: the small-call table
 GATED = {"silu_and_mul", "gelu_and_mul", "gelu_tanh_and_mul"}
@@ -44,6 +44,10 @@ def targets(device: str, family: str, op: str) -> dict[str, float]:
     if op in GPU_ROW_OPS:
         return {"x_torch": 1.0, "x_compile": 1.0}
     return {}
+
+
+def mib(nbytes) -> str:
+    return f"{nbytes / 2**20:.0f} MiB" if nbytes else "unknown"
 
 
 def median(rows: list[dict], key: str):
@@ -81,9 +85,9 @@ def report(rows: list[dict], metas: list[dict]) -> str:
     out = ["# hetkern benchmark summary", ""]
     for meta in metas:
         where = f"CPU {meta.get('cpu', '?')} ({meta.get('cpu_threads', '?')} threads for hetkern and torch, NumPy 1"
-        where += f"; LLC {meta.get('cpu_llc_bytes', 0) / 2**20:.0f} MiB)"
+        where += f"; LLC {mib(meta.get('cpu_llc_bytes'))})"
         if meta.get("gpu"):
-            where += f"; GPU {meta['gpu']} (L2 {meta.get('gpu_llc_bytes', 0) / 2**20:.0f} MiB)"
+            where += f"; GPU {meta['gpu']} (L2 {mib(meta.get('gpu_llc_bytes'))})"
         out.append(f"- {meta.get('date', '?')}: {where}; hetkern {meta.get('hetkern', {}).get('version', '?')}, "
                    f"torch {meta.get('torch', '?')}, NumPy {meta.get('numpy', '?')}"
                    + ("; quick run" if meta.get("quick") else ""))
@@ -116,8 +120,7 @@ def report(rows: list[dict], metas: list[dict]) -> str:
     out += ["", f"{misses} large-size figure(s) miss their target. * no size reached the threshold in this run: "
             "its largest size is shown.", ""]
 
-    decode = {k: [r for r in v if k[0] == "cuda" and r.get("tokens") is not None and r["tokens"] <= DECODE_TOKENS]
-              for k, v in groups.items()}
+    decode = {k: [r for r in v if k[0] == "cuda" and is_decode(k[1], r.get("tokens"))] for k, v in groups.items()}
     decode = {k: v for k, v in decode.items() if v}
     if decode:
         out += ["## GPU decode shapes (1–128 tokens)", "",

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import harness
-from .cases import DECODE_TOKENS, Case
+from .cases import Case
 
 PEERS = ("numpy", "torch", "compile")
 COLUMNS = (
@@ -90,6 +90,11 @@ class Progress:
             self.bar.close()
         elif self.tty:
             sys.stderr.write("\r\033[K")
+
+
+def error_text(e: Exception) -> str:
+    first = str(e).strip().splitlines()[0][:160] if str(e).strip() else ""
+    return f"{type(e).__name__}: {first}"
 
 
 def fmt_time(s) -> str:
@@ -177,9 +182,14 @@ class Runner:
                 compiled(*args)  # compile (or recompile) outside the timing
                 contenders["compile"] = lambda: compiled(*args)
             except Exception as e:  # a form inductor cannot compile: no column
-                self.note(f"torch.compile failed for {case.op} {case.dtype} {case.label}: "
-                          f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}")
-        times = {name: timer(fn) for name, fn in contenders.items()}
+                self.note(f"torch.compile failed for {case.op} {case.dtype} {case.label}: {error_text(e)}")
+        hetkern_fn = contenders.pop("hetkern")
+        times = {"hetkern": timer(hetkern_fn)}  # hetkern failing fails the case
+        for name, fn in contenders.items():
+            try:
+                times[name] = timer(fn)
+            except Exception as e:  # a peer without this dtype or shape: no column
+                self.note(f"{name} failed for {case.op} {case.dtype} {case.label}: {error_text(e)}")
         t_h = times["hetkern"]
         t_copy = self.copy_timing(device, case.nbytes)
         llc = self.llc[device]
@@ -196,9 +206,9 @@ class Runner:
                 row[f"{p}_s"] = times[p].median_s
                 row[f"{p}_gbps"] = times[p].gbps(case.nbytes)
                 row[f"x_{p}"] = times[p].median_s / t_h.median_s
-        if device == "cuda" and case.rows and case.tokens <= DECODE_TOKENS:
+        if device == "cuda" and case.decode and "torch" in times:
             host = self.timer(device, host=True)
-            row["hetkern_host_s"] = host(contenders["hetkern"]).median_s
+            row["hetkern_host_s"] = host(hetkern_fn).median_s
             row["torch_host_s"] = host(contenders["torch"]).median_s
             row["host_of_torch"] = row["hetkern_host_s"] / row["torch_host_s"]
         return row
@@ -268,9 +278,13 @@ class Runner:
                 self.progress.step(f"{device} {name}: capped", len(left))
                 break
             self.progress.step(f"{device} {name} {case.op} {case.dtype} {case.label}")
-            row = self.measure(case, device, self.use_compile and device == "cuda")
-            self.rows.append(row)
-            self.say(table_line(row))
+            try:
+                row = self.measure(case, device, self.use_compile and device == "cuda")
+            except Exception as e:  # e.g. out of memory: the sweep goes on
+                self.note(f"{case.op} {case.dtype} {case.label} failed: {error_text(e)}")
+            else:
+                self.rows.append(row)
+                self.say(table_line(row))
             gc.collect()
             if device == "cuda":
                 import torch
