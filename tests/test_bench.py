@@ -112,10 +112,14 @@ def test_time_cap_stops_the_sweep_and_says_so(tmp_path):
                  "--ops", "scale,add", "--dtypes", "float32", "--time-cap", "0.001", "--out", str(tmp_path),
                  env=dict(os.environ, OMP_WAIT_POLICY="PASSIVE"))  # a set policy: no re-exec
     data = json.loads((tmp_path / "results.json").read_text())
-    assert len(data["rows"]) == 1  # the cap is checked before each case
+    # The first series runs its largest size only; the family is over its cap
+    # before the second starts.
+    assert [(r["op"], r["shape"]) for r in data["rows"]] == [("scale", "1M")]
     assert data["meta"]["omp_wait_policy"] == "PASSIVE"
     assert "time cap" in done.stdout
-    assert any("time cap 0.001 s reached for cpu/elementwise" in n for n in data["meta"]["notes"])
+    notes = data["meta"]["notes"]
+    assert "time cap 0.001 s (cpu/elementwise): skipped scale float32 at 64K, 1K" in notes
+    assert "time cap 0.001 s (cpu/elementwise): skipped add float32 at 1M, 64K, 1K" in notes
 
 
 def test_plots_from_json(results, tmp_path):

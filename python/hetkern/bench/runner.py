@@ -265,31 +265,44 @@ class Runner:
             self.progress.close()
 
     def run_family(self, device: str, name: str, cases: list[Case]) -> None:
+        """Each op x dtype series runs largest size first, so that a time cap
+        drops the small sizes rather than the large ones (which the report
+        judges); its rows are printed in size order once it is done. With a
+        cap, every series gets an equal share of what is left of it: the first
+        (largest) case always runs while the family is within its cap, the
+        next ones while the series is within its share."""
         cap = self.opts.time_caps.get(name, self.opts.time_caps.get("*"))
         self.say(f"\n--- {device} / {name}" + (f" (time cap {cap:g} s)" if cap else ""))
         self.say(header(device))
+        series: dict[tuple, list[Case]] = {}
+        for case in cases:
+            series.setdefault((case.op, case.dtype), []).append(case)
         start = time.perf_counter()
-        for i, case in enumerate(cases):
-            if cap and time.perf_counter() - start > cap:
-                left = cases[i:]
-                ops = sorted({c.op for c in left}, key=[c.op for c in left].index)
-                self.note(f"time cap {cap:g} s reached for {device}/{name}: skipped {len(left)} of "
-                          f"{len(cases)} cases ({', '.join(ops)})")
-                self.progress.step(f"{device} {name}: capped", len(left))
-                break
-            self.progress.step(f"{device} {name} {case.op} {case.dtype} {case.label}")
-            try:
-                row = self.measure(case, device, self.use_compile and device == "cuda")
-            except Exception as e:  # e.g. out of memory: the sweep goes on
-                self.note(f"{case.op} {case.dtype} {case.label} failed: {error_text(e)}")
-            else:
+        for i, ((op, dtype), items) in enumerate(series.items()):
+            items = sorted(items, key=lambda c: -c.size)
+            series_start = time.perf_counter()
+            share = (cap - (series_start - start)) / (len(series) - i) if cap else None
+            rows = []
+            for j, case in enumerate(items):
+                now = time.perf_counter()
+                if cap and (now - start >= cap or (j > 0 and now - series_start >= share)):
+                    self.progress.step(f"{device} {name}: capped", len(items) - j)
+                    self.note(f"time cap {cap:g} s ({device}/{name}): skipped {op} {dtype} at "
+                              f"{', '.join(c.label for c in items[j:])}")
+                    break
+                self.progress.step(f"{device} {name} {op} {dtype} {case.label}")
+                try:
+                    rows.append(self.measure(case, device, self.use_compile and device == "cuda"))
+                except Exception as e:  # e.g. out of memory: the sweep goes on
+                    self.note(f"{op} {dtype} {case.label} failed: {error_text(e)}")
+                gc.collect()
+                if device == "cuda":
+                    import torch
+
+                    torch.cuda.empty_cache()
+            for row in sorted(rows, key=lambda r: r["size"]):
                 self.rows.append(row)
                 self.say(table_line(row))
-            gc.collect()
-            if device == "cuda":
-                import torch
-
-                torch.cuda.empty_cache()
 
     # ---- files ----------------------------------------------------------------
     def meta(self) -> dict:
