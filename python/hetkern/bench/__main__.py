@@ -52,7 +52,7 @@ def passive_openmp() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m hetkern.bench", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m hetkern.bench", description=__doc__.split("\n\n")[0].replace("\n", " "))
     p.add_argument("--device", choices=("cpu", "cuda", "all"), default="all",
                    help="all (default): CPU, and CUDA where a GPU and a CUDA build are present")
     p.add_argument("--family", help=f"comma-separated families (default all: {','.join(FAMILIES)})")
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from .runner import Options, Runner
 
-    opts = Options(devices=devices, families=families, ops=parse_list(args.ops), dtypes=dtypes,
+    opts = Options(devices=devices, ops=parse_list(args.ops), dtypes=dtypes,
                    cpu_max=args.cpu_max, gpu_max=args.gpu_max, threads=args.threads, quick=args.quick,
                    time_caps=parse_caps(args.time_cap), out=args.out or None, samples=args.samples)
     runner = Runner(opts)

@@ -78,7 +78,7 @@ def cases(device: str, dtypes: list[str], max_elems: int, quick: bool) -> list[C
     out = []
     for op in UNARY:
         for dtype in dtypes:
-            for n in flat_sizes(device, max_elems, quick):
+            for n in flat_sizes(max_elems, quick):
                 out.append(Case(FAMILY, op, dtype, (n,), 2 * n * element_size(dtype),
                                 partial(_unary, op, n, dtype)))
     shapes = QUICK_GATED_SHAPES if quick else GATED_SHAPES

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from .harness import size_label
+from .harness import size_label, sizes_up_to
 
 Contenders = dict[str, Callable[[], object]]
 
@@ -68,19 +68,16 @@ class Case:
         return "x".join(map(str, self.shape)) if self.rows else size_label(self.size)
 
 
-def flat_sizes(device: str, max_elems: int, quick: bool, first: int = 1 << 10) -> list[int]:
+def flat_sizes(max_elems: int, quick: bool, first: int = 1 << 10) -> list[int]:
     """1K, 4K, ... up to max_elems; --quick: 1K, 64K, 1M (within max_elems)."""
-    from .harness import sizes_up_to
-
     if quick:
         return [n for n in (first, first * 64, first * 1024) if n <= max_elems]
     return sizes_up_to(max_elems, first)
 
 
-def llm_shapes(max_elems: int, quick: bool, elems_per_token: int | None = None):
+def llm_shapes(max_elems: int, quick: bool) -> list[tuple[int, int]]:
     """LLM_SHAPES (or the quick ones) whose element count fits max_elems."""
-    shapes = QUICK_LLM_SHAPES if quick else LLM_SHAPES
-    return [s for s in shapes if s[0] * (elems_per_token or s[1]) <= max_elems]
+    return [s for s in (QUICK_LLM_SHAPES if quick else LLM_SHAPES) if s[0] * s[1] <= max_elems]
 
 
 def torch_dtype(name: str):

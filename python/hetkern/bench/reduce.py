@@ -55,7 +55,7 @@ def cases(device: str, dtypes: list[str], max_elems: int, quick: bool) -> list[C
         for op in OPS:
             reads = 2 if op == "dot" else 1
             for dtype in dtypes:
-                for n in flat_sizes(device, max_elems, quick, first=ROW if rows else 1 << 10):
+                for n in flat_sizes(max_elems, quick):
                     outputs = n // ROW if rows else 1
                     out.append(Case(FAMILY, f"{op}_rows" if rows else op, dtype, (n,),
                                     (reads * n + outputs) * element_size(dtype),

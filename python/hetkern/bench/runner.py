@@ -35,7 +35,6 @@ PEERS_SHOWN = {"cpu": ("numpy", "torch"), "cuda": ("torch", "compile")}
 @dataclass
 class Options:
     devices: list[str]
-    families: list[str]
     ops: list[str] | None
     dtypes: list[str]
     cpu_max: int
@@ -245,14 +244,19 @@ class Runner:
                          "accumulated_cache_size_limit"):
                 if hasattr(cfg, name):
                     setattr(cfg, name, max(getattr(cfg, name), 1024))
-        plan = []
+        plan, known = [], set()
         for device in opts.devices:
             limit = opts.cpu_max if device == "cpu" else opts.gpu_max
             for name, module in family_modules.items():
-                cases = [c for c in module.cases(device, opts.dtypes, limit, opts.quick)
-                         if opts.ops is None or c.op in opts.ops]
+                cases = module.cases(device, opts.dtypes, limit, opts.quick)
+                known.update(c.op for c in cases)
+                cases = [c for c in cases if opts.ops is None or c.op in opts.ops]
                 if cases:
                     plan.append((device, name, cases))
+        unknown = sorted(set(opts.ops or ()) - known)
+        if unknown:
+            raise SystemExit(f"python -m hetkern.bench: no case for op(s) {', '.join(unknown)} in the chosen "
+                             f"families, devices, dtypes and sizes; ops there: {', '.join(sorted(known))}")
         self.progress = Progress(sum(len(c) for _, _, c in plan))
         try:
             current = None
