@@ -1,0 +1,206 @@
+"""Timing, the copy-bandwidth reference and machine facts shared by every case.
+
+Method. CPU: after one warm-up call, a batch size is found such that one
+sample (a batch of back-to-back calls timed with perf_counter) lasts >= 2 ms;
+then `samples` samples are taken and the median time per call is reported
+with the spread (min..max). This is the whole-call (host) time, Python entry
+included. GPU: the same with CUDA events recorded around the batch on the
+current stream (device time); `time_cuda_host` instead times the batch with
+perf_counter and one synchronize at its end (whole-call time: launch-bound
+for small shapes). Large calls take fewer samples (at least 5) so that one
+measurement lasts about `max_total_s`. GB/s counts the bytes read + written.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+MIN_SAMPLES = 5
+
+
+@dataclass
+class Timing:
+    median_s: float
+    min_s: float
+    max_s: float
+    samples: int
+
+    def gbps(self, nbytes: int) -> float:
+        return nbytes / self.median_s / 1e9
+
+
+def _measure(sample: Callable[[int], float], samples: int, min_sample_s: float, max_total_s: float,
+             max_batch: int) -> Timing:
+    """`sample(batch)` runs `batch` calls and returns the seconds they took."""
+    batch = 1
+    while True:
+        elapsed = sample(batch)
+        if elapsed >= min_sample_s or batch >= max_batch:
+            break
+        batch *= 2
+    count = max(MIN_SAMPLES, min(samples, int(max_total_s / max(elapsed, 1e-9))))
+    times = [sample(batch) / batch for _ in range(count)]
+    return Timing(statistics.median(times), min(times), max(times), count)
+
+
+def time_cpu(fn: Callable[[], object], samples: int = 15, min_sample_s: float = 2e-3,
+             max_total_s: float = 1.0) -> Timing:
+    fn()  # warm-up (page faults, caches, lazy init)
+
+    def sample(batch: int) -> float:
+        start = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        return time.perf_counter() - start
+
+    return _measure(sample, samples, min_sample_s, max_total_s, 1 << 20)
+
+
+def time_cuda(fn: Callable[[], object], samples: int = 15, min_sample_s: float = 2e-3,
+              max_total_s: float = 1.0) -> Timing:
+    import torch
+
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+
+    def sample(batch: int) -> float:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(batch):
+            fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / 1e3
+
+    return _measure(sample, samples, min_sample_s, max_total_s, 1 << 16)
+
+
+def time_cuda_host(fn: Callable[[], object], samples: int = 15, min_sample_s: float = 2e-3,
+                   max_total_s: float = 1.0) -> Timing:
+    """Host wall-clock per call: a batch of calls, one synchronize at the end."""
+    import torch
+
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+
+    def sample(batch: int) -> float:
+        start = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        torch.cuda.synchronize()
+        return time.perf_counter() - start
+
+    return _measure(sample, samples, min_sample_s, max_total_s, 1 << 16)
+
+
+def copy_fn(device: str, nbytes: int) -> Callable[[], object]:
+    """torch copy_ of nbytes/2 bytes into another buffer: nbytes moved, half
+    read and half written, the reference every case's bandwidth is set against.
+    On the CPU it runs at torch's thread count (set equal to hetkern's)."""
+    import torch
+
+    half = max(1, nbytes // 2)
+    src = torch.ones(half, dtype=torch.uint8, device=device)
+    dst = torch.empty_like(src)
+    return lambda: dst.copy_(src)
+
+
+def _parse_cache_size(text: str) -> int:
+    text = text.strip().upper()
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(text[:-1]) * units[text[-1]] if text and text[-1] in units else int(text or 0)
+
+
+def cpu_llc_bytes() -> int:
+    """Size of the last-level data cache as Linux reports it for cpu0 (one
+    instance; 0 when unknown)."""
+    best_level, best_size = 0, 0
+    for index in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*"):
+        try:
+            with open(f"{index}/type") as f:
+                if f.read().strip() == "Instruction":
+                    continue
+            with open(f"{index}/level") as f:
+                level = int(f.read())
+            with open(f"{index}/size") as f:
+                size = _parse_cache_size(f.read())
+        except (OSError, ValueError):
+            continue
+        if level >= best_level:
+            best_level, best_size = level, size
+    return best_size
+
+
+def gpu_llc_bytes() -> int:
+    import torch
+
+    return int(getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0))
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine()
+
+
+def all_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def gpu_available() -> bool:
+    """A CUDA GPU that torch sees and a CUDA build of hetkern."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    import hetkern
+
+    return torch.cuda.is_available() and hetkern.built_with_cuda()
+
+
+def triton_available() -> bool:
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def size_label(n: int) -> str:
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(n)
+
+
+def parse_size(text: str) -> int:
+    """'64M' -> 67108864; plain integers pass through."""
+    text = text.strip().upper()
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
+
+
+def sizes_up_to(limit: int, first: int = 1 << 10, factor: int = 4) -> list[int]:
+    """first, first*factor, ... up to `limit`."""
+    sizes, n = [], first
+    while n <= limit:
+        sizes.append(n)
+        n *= factor
+    return sizes

@@ -1,0 +1,360 @@
+"""The sweep: build every family's cases, time each contender, print one
+table, write CSV and JSON (and plots where matplotlib imports).
+
+Every row is one case (op, dtype, shape, device); its columns are COLUMNS.
+Ratios are peer time / hetkern time (> 1: hetkern is faster); of_copy is
+hetkern's GB/s over the GB/s of a torch copy_ moving the same bytes in the
+same run; host_of_torch (GPU decode shapes) is hetkern's whole-call time over
+torch eager's (< 1: hetkern is cheaper)."""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import gc
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+from . import harness
+from .cases import Case
+
+PEERS = ("numpy", "torch", "compile")
+COLUMNS = (
+    ["device", "family", "op", "dtype", "shape", "size", "tokens", "threads", "bytes", "fits_llc",
+     "hetkern_s", "hetkern_min_s", "hetkern_max_s", "hetkern_gbps", "samples"]
+    + [f"{p}{suffix}" for p in PEERS for suffix in ("_s", "_gbps")]
+    + [f"x_{p}" for p in PEERS]
+    + ["copy_s", "copy_gbps", "of_copy", "hetkern_host_s", "torch_host_s", "host_of_torch"]
+)
+PEERS_SHOWN = {"cpu": ("numpy", "torch"), "cuda": ("torch", "compile")}
+
+
+@dataclass
+class Options:
+    devices: list[str]
+    ops: list[str] | None
+    dtypes: list[str]
+    cpu_max: int
+    gpu_max: int
+    threads: int
+    quick: bool
+    time_caps: dict[str, float]  # family (or "*") -> seconds per device pass
+    out: str | None
+    samples: int = 15
+    max_total_s: float = 1.0
+
+
+@dataclass
+class Progress:
+    """A bar on stderr (tqdm when importable, else a one-line counter), only
+    when stderr is a terminal; table lines go to stdout around it."""
+
+    total: int
+    done: int = 0
+    bar: object = None
+    tty: bool = field(default_factory=lambda: sys.stderr.isatty())
+
+    def __post_init__(self):
+        if self.tty:
+            try:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=self.total, file=sys.stderr, unit="case", dynamic_ncols=True)
+            except ImportError:
+                pass
+
+    def step(self, what: str, n: int = 1) -> None:
+        self.done += n
+        if self.bar is not None:
+            self.bar.set_description(what, refresh=False)
+            self.bar.update(n)
+        elif self.tty:
+            sys.stderr.write(f"\r\033[K[{self.done}/{self.total}] {what}")
+            sys.stderr.flush()
+
+    def print(self, line: str) -> None:
+        if self.bar is not None:
+            self.bar.write(line, file=sys.stdout)
+        else:
+            if self.tty:
+                sys.stderr.write("\r\033[K")
+                sys.stderr.flush()
+            print(line, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.tty:
+            sys.stderr.write("\r\033[K")
+
+
+def error_text(e: Exception) -> str:
+    first = str(e).strip().splitlines()[0][:160] if str(e).strip() else ""
+    return f"{type(e).__name__}: {first}"
+
+
+def fmt_time(s) -> str:
+    if s is None:
+        return "-"
+    return f"{s * 1e6:.1f}us" if s < 1e-3 else f"{s * 1e3:.2f}ms" if s < 1 else f"{s:.2f}s"
+
+
+def fmt_num(v, spec: str) -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def header(device: str) -> str:
+    peers = "".join(f" {p:>9} {'x ' + p[:5]:>7}" for p in PEERS_SHOWN[device])
+    host = "  host: hetkern/torch" if device == "cuda" else ""
+    return (f"{'op':<18} {'dtype':<8} {'shape':>11} {'hetkern':>9} {'spread':>6} {'GB/s':>7} {'of copy':>7}"
+            f"{peers} {'copy GB/s':>9}{host}")
+
+
+def table_line(row: dict) -> str:
+    line = (f"{row['op']:<18} {row['dtype']:<8} {row['shape']:>11} {fmt_time(row['hetkern_s']):>9} "
+            f"{(row['hetkern_max_s'] - row['hetkern_min_s']) / row['hetkern_s']:>6.0%} "
+            f"{row['hetkern_gbps']:>7.1f} {row['of_copy']:>7.2f}")
+    for p in PEERS_SHOWN[row["device"]]:
+        line += f" {fmt_time(row[f'{p}_s']):>9} {fmt_num(row[f'x_{p}'], '.2f'):>7}"
+    line += f" {row['copy_gbps']:>9.1f}"
+    if row["hetkern_host_s"] is not None:
+        line += (f"  host {fmt_time(row['hetkern_host_s'])}/{fmt_time(row['torch_host_s'])}"
+                 f" = {row['host_of_torch']:.2f}")
+    return line
+
+
+class Runner:
+    def __init__(self, opts: Options):
+        self.opts = opts
+        self.rows: list[dict] = []
+        self.lines: list[str] = []
+        self.notes: list[str] = []
+        self._copy: dict[tuple, harness.Timing] = {}
+        self._compiled: dict[tuple, object] = {}
+
+    # ---- output ---------------------------------------------------------------
+    def say(self, line: str) -> None:
+        self.lines.append(line)
+        self.progress.print(line)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+        self.say(f"   note: {text}")
+
+    # ---- timing ---------------------------------------------------------------
+    def timer(self, device: str, host: bool = False):
+        fn = harness.time_cpu if device == "cpu" else harness.time_cuda_host if host else harness.time_cuda
+        samples = 5 if self.opts.quick else self.opts.samples
+        max_total = 0.05 if self.opts.quick else self.opts.max_total_s
+        return lambda f: fn(f, samples=samples, max_total_s=max_total)
+
+    def copy_timing(self, device: str, nbytes: int) -> harness.Timing:
+        key = (device, nbytes)
+        if key not in self._copy:
+            self._copy[key] = self.timer(device)(harness.copy_fn(device, nbytes))
+        return self._copy[key]
+
+    def compiled(self, case: Case, fn):
+        """torch.compile of the case's functional form, one per (op, dtype)
+        series with torch's default automatic dynamic shapes (static for the
+        first shape, one dynamic recompile after), as a serving stack would use it."""
+        import torch
+
+        key = (case.family, case.op, case.dtype)
+        if key not in self._compiled:
+            self._compiled[key] = torch.compile(fn)
+        return self._compiled[key]
+
+    def measure(self, case: Case, device: str, use_compile: bool) -> dict:
+        timer = self.timer(device)
+        contenders = case.setup(device)
+        compile_src = contenders.pop("compile", None)
+        if device != "cpu":
+            contenders.pop("numpy", None)
+        if use_compile and compile_src is not None:
+            fn, args = compile_src
+            compiled = self.compiled(case, fn)
+            try:
+                compiled(*args)  # compile (or recompile) outside the timing
+                contenders["compile"] = lambda: compiled(*args)
+            except Exception as e:  # a form inductor cannot compile: no column
+                self.note(f"torch.compile failed for {case.op} {case.dtype} {case.label}: {error_text(e)}")
+        hetkern_fn = contenders.pop("hetkern")
+        times = {"hetkern": timer(hetkern_fn)}  # hetkern failing fails the case
+        for name, fn in contenders.items():
+            try:
+                times[name] = timer(fn)
+            except Exception as e:  # a peer without this dtype or shape: no column
+                self.note(f"{name} failed for {case.op} {case.dtype} {case.label}: {error_text(e)}")
+        t_h = times["hetkern"]
+        t_copy = self.copy_timing(device, case.nbytes)
+        llc = self.llc[device]
+        row = dict.fromkeys(COLUMNS)
+        row.update(device=device, family=case.family, op=case.op, dtype=case.dtype, shape=case.label,
+                   size=case.size, tokens=case.tokens, threads=self.opts.threads if device == "cpu" else None,
+                   bytes=case.nbytes, fits_llc=bool(llc) and case.nbytes <= llc,
+                   hetkern_s=t_h.median_s, hetkern_min_s=t_h.min_s, hetkern_max_s=t_h.max_s,
+                   hetkern_gbps=t_h.gbps(case.nbytes), samples=t_h.samples,
+                   copy_s=t_copy.median_s, copy_gbps=t_copy.gbps(case.nbytes),
+                   of_copy=t_copy.median_s / t_h.median_s)
+        for p in PEERS:
+            if p in times:
+                row[f"{p}_s"] = times[p].median_s
+                row[f"{p}_gbps"] = times[p].gbps(case.nbytes)
+                row[f"x_{p}"] = times[p].median_s / t_h.median_s
+        if device == "cuda" and case.decode and "torch" in times:
+            host = self.timer(device, host=True)
+            row["hetkern_host_s"] = host(hetkern_fn).median_s
+            row["torch_host_s"] = host(contenders["torch"]).median_s
+            row["host_of_torch"] = row["hetkern_host_s"] / row["torch_host_s"]
+        return row
+
+    # ---- the sweep ------------------------------------------------------------
+    def device_setup(self, device: str) -> str:
+        import torch
+
+        import hetkern
+
+        if device == "cpu":
+            hetkern.set_num_threads(self.opts.threads)
+            torch.set_num_threads(self.opts.threads)
+            return (f"hetkern and torch at {self.opts.threads} thread(s), the copy (torch copy_) too; "
+                    f"NumPy single-threaded; hetkern target {hetkern.cpu_target()}; "
+                    f"LLC {self.llc['cpu'] / 2**20:.0f} MiB; "
+                    f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(default)')}")
+        return (f"{torch.cuda.get_device_name()}; CUDA-event device times; L2 {self.llc['cuda'] / 2**20:.0f} MiB; "
+                f"torch.compile {'on' if self.use_compile else 'off (triton not importable)'}")
+
+    def run(self, family_modules: dict) -> None:
+        opts = self.opts
+        self.llc = {"cpu": harness.cpu_llc_bytes()}
+        if "cuda" in opts.devices:
+            self.llc["cuda"] = harness.gpu_llc_bytes()
+        self.use_compile = "cuda" in opts.devices and harness.triton_available()
+        if self.use_compile:
+            import torch._dynamo
+
+            # One compiled function per op and dtype sees every shape of the
+            # sweep: never fall back to eager silently for hitting the limit.
+            cfg = torch._dynamo.config
+            for name in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit",
+                         "accumulated_cache_size_limit"):
+                if hasattr(cfg, name):
+                    setattr(cfg, name, max(getattr(cfg, name), 1024))
+        plan, known = [], set()
+        for device in opts.devices:
+            limit = opts.cpu_max if device == "cpu" else opts.gpu_max
+            for name, module in family_modules.items():
+                cases = module.cases(device, opts.dtypes, limit, opts.quick)
+                known.update(c.op for c in cases)
+                cases = [c for c in cases if opts.ops is None or c.op in opts.ops]
+                if cases:
+                    plan.append((device, name, cases))
+        unknown = sorted(set(opts.ops or ()) - known)
+        if unknown:
+            raise SystemExit(f"python -m hetkern.bench: no case for op(s) {', '.join(unknown)} in the chosen "
+                             f"families, devices, dtypes and sizes; ops there: {', '.join(sorted(known))}")
+        self.progress = Progress(sum(len(c) for _, _, c in plan))
+        try:
+            current = None
+            for device, name, cases in plan:
+                if device != current:
+                    self.say(f"\n==== {device}: {self.device_setup(device)}")
+                    current = device
+                self.run_family(device, name, cases)
+        finally:
+            self.progress.close()
+
+    def run_family(self, device: str, name: str, cases: list[Case]) -> None:
+        """Each op x dtype series runs largest size first, so that a time cap
+        drops the small sizes rather than the large ones (which the report
+        judges); its rows are printed in size order once it is done. With a
+        cap, every series gets an equal share of what is left of it: the first
+        (largest) case always runs while the family is within its cap, the
+        next ones while the series is within its share."""
+        cap = self.opts.time_caps.get(name, self.opts.time_caps.get("*"))
+        self.say(f"\n--- {device} / {name}" + (f" (time cap {cap:g} s)" if cap else ""))
+        self.say(header(device))
+        series: dict[tuple, list[Case]] = {}
+        for case in cases:
+            series.setdefault((case.op, case.dtype), []).append(case)
+        start = time.perf_counter()
+        for i, ((op, dtype), items) in enumerate(series.items()):
+            items = sorted(items, key=lambda c: -c.size)
+            series_start = time.perf_counter()
+            share = (cap - (series_start - start)) / (len(series) - i) if cap else None
+            rows = []
+            for j, case in enumerate(items):
+                now = time.perf_counter()
+                if cap and (now - start >= cap or (j > 0 and now - series_start >= share)):
+                    self.progress.step(f"{device} {name}: capped", len(items) - j)
+                    self.note(f"time cap {cap:g} s ({device}/{name}): skipped {op} {dtype} at "
+                              f"{', '.join(c.label for c in items[j:])}")
+                    break
+                self.progress.step(f"{device} {name} {op} {dtype} {case.label}")
+                try:
+                    rows.append(self.measure(case, device, self.use_compile and device == "cuda"))
+                except Exception as e:  # e.g. out of memory: the sweep goes on
+                    self.note(f"{op} {dtype} {case.label} failed: {error_text(e)}")
+                gc.collect()
+                if device == "cuda":
+                    import torch
+
+                    torch.cuda.empty_cache()
+            for row in sorted(rows, key=lambda r: r["size"]):
+                self.rows.append(row)
+                self.say(table_line(row))
+
+    # ---- files ----------------------------------------------------------------
+    def meta(self) -> dict:
+        import numpy as np
+        import torch
+
+        import hetkern
+
+        meta = {
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "argv": sys.argv,
+            "hetkern": hetkern.info(),
+            "numpy": np.__version__,
+            "torch": torch.__version__,
+            "cpu": harness.cpu_model(),
+            "cpu_threads": self.opts.threads,
+            "numpy_threads": 1,
+            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
+            "cpu_llc_bytes": self.llc["cpu"],
+            "devices": self.opts.devices,
+            "dtypes": self.opts.dtypes,
+            "quick": self.opts.quick,
+            "samples": self.opts.samples,
+            "method": harness.__doc__.strip(),
+            "notes": self.notes,
+        }
+        if "cuda" in self.opts.devices:
+            meta.update(gpu=torch.cuda.get_device_name(), gpu_llc_bytes=self.llc["cuda"],
+                        torch_compile=self.use_compile)
+        return meta
+
+    def write(self) -> list[str]:
+        out = self.opts.out
+        if not out:
+            return []
+        os.makedirs(out, exist_ok=True)
+        paths = [os.path.join(out, f) for f in ("results.csv", "results.json", "table.txt")]
+        write_csv(paths[0], self.rows)
+        with open(paths[1], "w") as f:
+            json.dump({"meta": self.meta(), "columns": COLUMNS, "rows": self.rows}, f, indent=1)
+        with open(paths[2], "w") as f:
+            f.write("\n".join(self.lines) + "\n")
+        return paths
+
+
+def write_csv(path: str, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        for row in rows:
+            w.writerow({k: "" if v is None else v for k, v in row.items()})

@@ -1,0 +1,147 @@
+"""python -m hetkern.bench end to end on the CPU (--quick, a few ops): the
+files and their documented columns, the arithmetic behind every derived
+column, the time cap, the summary report and the plots. Timings themselves
+are never asserted."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hetkern.bench.runner import COLUMNS, PEERS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bench(*args, env=None, timeout=120) -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, "-m", "hetkern.bench", *args], capture_output=True, text=True,
+                          env=env, timeout=timeout)
+    assert done.returncode == 0, f"{args} failed:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    done = bench("--device", "cpu", "--quick", "--threads", "1", "--cpu-max", "64K",
+                 "--family", "elementwise,reduce,norm", "--ops", "scale,scale_alloc,add,sum,dot_rows,rmsnorm",
+                 "--out", str(out))
+    with open(out / "results.json") as f:
+        data = json.load(f)
+    with open(out / "results.csv", newline="") as f:
+        csv_rows = list(csv.DictReader(f))
+    return out, done.stdout, data, csv_rows
+
+
+def test_files_have_the_documented_columns(results):
+    out, _, data, csv_rows = results
+    readme = (ROOT / "benchmarks" / "README.md").read_text()
+    undocumented = [c for c in COLUMNS if f"`{c}`" not in readme]
+    assert not undocumented, f"columns missing from benchmarks/README.md: {undocumented}"
+    assert data["columns"] == COLUMNS
+    assert list(csv_rows[0]) == COLUMNS
+    assert all(list(row) == COLUMNS for row in data["rows"])
+    assert len(csv_rows) == len(data["rows"])
+    meta = data["meta"]
+    assert meta["cpu_threads"] == 1 and meta["numpy_threads"] == 1 and meta["cpu_llc_bytes"] >= 0
+    assert meta["omp_wait_policy"]  # the bench sets PASSIVE unless the caller chose a policy
+    assert (out / "table.txt").read_text().strip()
+
+
+def test_sweep_covers_ops_dtypes_and_sizes(results):
+    _, stdout, data, _ = results
+    got = {(r["op"], r["dtype"], r["shape"]) for r in data["rows"]}
+    for dtype in ("float32", "bfloat16"):
+        for n in ("1K", "64K"):
+            assert ("scale", dtype, n) in got and ("sum", dtype, n) in got and ("dot_rows", dtype, n) in got
+        assert ("scale_alloc", dtype, "4K") in got
+        assert ("rmsnorm", dtype, "32x1024") in got
+    assert not any(r["size"] > 64 << 10 for r in data["rows"])  # --cpu-max
+    assert "hetkern" in stdout and "x numpy" in stdout and "wrote" in stdout
+
+
+def test_derived_columns(results):
+    _, _, data, csv_rows = results
+    for row, csv_row in zip(data["rows"], csv_rows):
+        assert row["device"] == "cpu" and row["threads"] == 1
+        assert row["hetkern_min_s"] <= row["hetkern_s"] <= row["hetkern_max_s"]
+        assert math.isclose(row["hetkern_gbps"], row["bytes"] / row["hetkern_s"] / 1e9, rel_tol=1e-9)
+        assert math.isclose(row["copy_gbps"], row["bytes"] / row["copy_s"] / 1e9, rel_tol=1e-9)
+        assert math.isclose(row["of_copy"], row["copy_s"] / row["hetkern_s"], rel_tol=1e-9)
+        assert row["compile_s"] is None  # torch.compile is a GPU peer only
+        for p in PEERS:
+            if row[f"{p}_s"] is None:
+                assert row[f"x_{p}"] is None and row[f"{p}_gbps"] is None
+            else:
+                assert math.isclose(row[f"x_{p}"], row[f"{p}_s"] / row["hetkern_s"], rel_tol=1e-9)
+                assert math.isclose(row[f"{p}_gbps"], row["bytes"] / row[f"{p}_s"] / 1e9, rel_tol=1e-9)
+        # NumPy is a peer exactly where it has the op and the dtype.
+        assert (row["numpy_s"] is not None) == (row["dtype"] == "float32" and row["op"] != "rmsnorm")
+        assert row["torch_s"] is not None
+        assert (row["tokens"] is not None) == (row["op"] == "rmsnorm")
+        assert float(csv_row["hetkern_s"]) == row["hetkern_s"]
+        assert csv_row["compile_s"] == ""
+    by_key = {(r["op"], r["dtype"], r["shape"]): r for r in data["rows"]}
+    assert by_key[("scale", "float32", "64K")]["bytes"] == 2 * 4 * (64 << 10)
+    assert by_key[("dot_rows", "bfloat16", "1K")]["bytes"] == (2 * 1024 + 1) * 2
+    assert by_key[("rmsnorm", "float32", "32x1024")]["tokens"] == 32
+
+
+def test_report_table(results):
+    out, _, _, _ = results
+    done = subprocess.run([sys.executable, "-m", "hetkern.bench.report", str(out / "results.json")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    line = next(l for l in text.splitlines() if l.startswith("| cpu | elementwise | scale | float32 |"))
+    assert re.search(r"\d\.\d\d [✔✘] \(≥0\.85\)", line)  # of copy, against its target
+    assert "| cpu | reduce | sum | float32 |" in text and "| cpu | norm | rmsnorm | bfloat16 |" in text
+    assert "## Small CPU calls" in text and "| scale_alloc | float32 | 4K |" in text
+
+
+def test_time_cap_stops_the_sweep_and_says_so(tmp_path):
+    done = bench("--device", "cpu", "--quick", "--threads", "1", "--family", "elementwise",
+                 "--ops", "scale,add", "--dtypes", "float32", "--time-cap", "0.001", "--out", str(tmp_path),
+                 env=dict(os.environ, OMP_WAIT_POLICY="PASSIVE"))  # a set policy: no re-exec
+    data = json.loads((tmp_path / "results.json").read_text())
+    # The first series runs its largest size only; the family is over its cap
+    # before the second starts.
+    assert [(r["op"], r["shape"]) for r in data["rows"]] == [("scale", "1M")]
+    assert data["meta"]["omp_wait_policy"] == "PASSIVE"
+    assert "time cap" in done.stdout
+    notes = data["meta"]["notes"]
+    assert "time cap 0.001 s (cpu/elementwise): skipped scale float32 at 64K, 1K" in notes
+    assert "time cap 0.001 s (cpu/elementwise): skipped add float32 at 1M, 64K, 1K" in notes
+
+
+def test_plots_from_json(results, tmp_path):
+    pytest.importorskip("matplotlib")
+    out, _, data, _ = results
+    done = subprocess.run([sys.executable, "-m", "hetkern.bench.plot", str(out / "results.json"),
+                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    expected = {f"gbps-cpu-{f}-{d}.png" for f in ("elementwise", "reduce", "norm") for d in ("float32", "bfloat16")}
+    assert {p.name for p in tmp_path.iterdir()} == expected
+    assert all((tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for name in expected)
+
+
+def test_plot_without_matplotlib_says_how_to_get_it(results, tmp_path):
+    out, _, _, _ = results
+    code = ("import sys; sys.modules['matplotlib'] = None; from hetkern.bench.plot import main; "
+            f"sys.exit(main([{str(out / 'results.json')!r}, '--out', {str(tmp_path)!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "pip install matplotlib" in done.stderr
+
+
+def test_meson_installs_every_bench_module():
+    build = (ROOT / "python" / "hetkern" / "meson.build").read_text()
+    modules = sorted(p.name for p in (ROOT / "python" / "hetkern" / "bench").glob("*.py"))
+    assert modules and all(f"'bench/{m}'" in build for m in modules)
