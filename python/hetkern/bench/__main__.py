@@ -36,21 +36,6 @@ def parse_list(text: str | None, allowed=None, what="value") -> list[str] | None
     return items
 
 
-def passive_openmp() -> None:
-    """Re-run this command with OMP_WAIT_POLICY=PASSIVE unless the caller set a
-    policy. hetkern's and torch's OpenMP runtimes are separate: with the
-    default policy the idle workers of one spin while the other's parallel
-    region waits for a core, and calls take milliseconds (seen here: 7 ms for
-    a 64K-element scale on 2 threads, for both libraries). libgomp reads the
-    variable when it loads, which `import hetkern` has already done, hence the
-    re-exec rather than setting it here."""
-    if "OMP_WAIT_POLICY" in os.environ:
-        return
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
-    sys.stdout.flush()
-    os.execv(sys.executable, [sys.executable, "-m", "hetkern.bench", *sys.argv[1:]])
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m hetkern.bench", description=__doc__.split("\n\n")[0].replace("\n", " "))
     p.add_argument("--device", choices=("cpu", "cuda", "all"), default="all",
@@ -110,5 +95,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    passive_openmp()
     sys.exit(main())

@@ -48,8 +48,18 @@ def _measure(sample: Callable[[int], float], samples: int, min_sample_s: float, 
     return Timing(statistics.median(times), min(times), max(times), count)
 
 
+# hetkern's and torch's OpenMP runtimes are separate: right after one
+# library's parallel region its idle workers spin (libgomp's default policy:
+# GOMP_SPINCOUNT, well under a millisecond) before they sleep, and would take
+# the cores from the next contender's workers. Each CPU measurement therefore
+# starts after this pause. Workers of the library being timed keep the
+# default policy, as in a real program calling it in a loop.
+SPIN_SETTLE_S = 0.01
+
+
 def time_cpu(fn: Callable[[], object], samples: int = 15, min_sample_s: float = 2e-3,
              max_total_s: float = 1.0) -> Timing:
+    time.sleep(SPIN_SETTLE_S)
     fn()  # warm-up (page faults, caches, lazy init)
 
     def sample(batch: int) -> float:
