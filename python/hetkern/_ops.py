@@ -51,9 +51,19 @@ def _new_array(op: str, like, shape=None, dtype=None):
             return _empty_like(like)  # the cheapest allocation NumPy has
         return np.empty(like.shape if shape is None else tuple(shape),
                         like.dtype if dtype is None else dtype)
-    shape = like.shape if shape is None else tuple(shape)
     if _is_torch_tensor(like):
-        return like.new_empty(shape, dtype=dtype)
+        # torch's argument parser takes ~1 us longer for a size given as a
+        # torch.Size or tuple than for empty_like or separate ints. empty_like
+        # keeps x's strides: the same layout as x, which the library requires
+        # to be contiguous (and checks before `out`).
+        if shape is None:
+            torch = sys.modules["torch"]
+            return torch.empty_like(like) if dtype is None else torch.empty_like(like, dtype=dtype)
+        shape = tuple(shape)
+        if not shape:
+            return like.new_empty((), dtype=dtype)
+        return like.new_empty(*shape) if dtype is None else like.new_empty(*shape, dtype=dtype)
+    shape = like.shape if shape is None else tuple(shape)
     if hasattr(like, "__array_namespace__"):
         xp = like.__array_namespace__()
         return xp.empty(shape, dtype=like.dtype if dtype is None else dtype, device=like.device)
