@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Per-call cost of small ops, stage by stage (docs/performance.md, "Call overhead").
 
-For NumPy arrays and torch CPU tensors it times, in ns per call:
+For NumPy arrays and torch tensors (CPU, or CUDA with --device cuda) it
+times, in ns per call:
   - TVM-FFI's floor: `testing.nop` (a packed no-op in libtvm_ffi_testing)
     with 0-3 arrays or a float: what converting the arguments costs;
   - the raw libhetkern export (`hetkern._lib.module.<op>`): conversion +
@@ -9,11 +10,13 @@ For NumPy arrays and torch CPU tensors it times, in ns per call:
   - the `hetkern.<op>` wrapper, with `out=` and allocating;
   - the library the caller already has (NumPy ufunc, torch op) doing the same.
 
-Each figure is the median of --repeat runs of --number calls (timeit: GC off).
-Run from the repository root against a build, e.g.
+Each figure is the median of --repeat runs of --number calls (timeit: GC off);
+on CUDA each run ends with a synchronize, so a call that is not host-bound
+shows its GPU time. Run from the repository root against a build, e.g.
 
     HETKERN_LIBRARY=$PWD/build/src/libhetkern.so PYTHONPATH=$PWD/python \\
         .venv/bin/python tools/overhead.py [--n 1024] [--no-torch]
+    ... tools/overhead.py --only torch --device cuda --rows 1   (decode: 1 token x 4096)
 
 `--no-torch` keeps torch out of the process (tvm_ffi imports it when it can).
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import time
 import timeit
 
 
@@ -30,6 +34,8 @@ def _parse():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--n", type=int, default=1024, help="elements per array (default 1024)")
     p.add_argument("--hidden", type=int, default=4096, help="row length of the norm/softmax cases")
+    p.add_argument("--rows", type=int, default=1, help="rows of the norm/softmax cases (tokens)")
+    p.add_argument("--device", default="cpu", help="device of the torch tensors (cpu, cuda)")
     p.add_argument("--number", type=int, default=100_000, help="calls per timing run")
     p.add_argument("--repeat", type=int, default=9, help="timing runs; the median is shown")
     p.add_argument("--no-torch", action="store_true", help="NumPy only; torch never imported")
@@ -50,24 +56,32 @@ from hetkern import _lib  # noqa: E402
 torch = None if ARGS.no_torch else __import__("torch")
 
 
-def ns(stmt: str, env: dict) -> float:
+def ns(stmt: str, env: dict, sync=None) -> float:
     t = timeit.Timer(stmt, globals=env)
-    runs = [t.timeit(ARGS.number) / ARGS.number * 1e9 for _ in range(ARGS.repeat)]
-    return statistics.median(runs)
+
+    def run() -> float:
+        start = time.perf_counter()
+        t.timeit(ARGS.number)
+        if sync is not None:
+            sync()
+        return (time.perf_counter() - start) / ARGS.number * 1e9
+
+    run()  # warm-up (allocator caches, first-call setup)
+    return statistics.median(run() for _ in range(ARGS.repeat))
 
 
-def table(title: str, rows: list[tuple[str, str]], env: dict) -> None:
+def table(title: str, rows: list[tuple[str, str]], env: dict, sync=None) -> None:
     print(f"\n### {title}\n\n| call | ns |\n| --- | ---: |")
     for label, stmt in rows:
         try:
-            print(f"| `{label or stmt}` | {ns(stmt, env):.0f} |", flush=True)
+            print(f"| `{label or stmt}` | {ns(stmt, env, sync):.0f} |", flush=True)
         except Exception as e:  # a row that cannot run says why, the rest still run
             print(f"| `{label or stmt}` | {type(e).__name__}: {e} |", flush=True)
 
 
-def arrays(make, n, hidden):
+def arrays(make, n, rows, hidden):
     x, y, o = make((n,)), make((n,)), make((n,))
-    xr, orow, w = make((1, hidden)), make((1, hidden)), make((hidden,))
+    xr, orow, w = make((rows, hidden)), make((rows, hidden)), make((hidden,))
     return dict(x=x, y=y, o=o, xr=xr, orow=orow, w=w)
 
 
@@ -79,10 +93,10 @@ def main() -> None:
     print(f"hetkern {hetkern.__version__}, tvm_ffi {tvm_ffi.__version__}, numpy {np.__version__}"
           f"{'' if torch is None else ', torch ' + torch.__version__}; CPU target "
           f"{hetkern.cpu_target()}, {hetkern.num_threads()} threads (arrays this small run on "
-          f"the calling thread); n={ARGS.n} float32, rows of {ARGS.hidden}")
+          f"the calling thread); n={ARGS.n} float32, norm/softmax on ({ARGS.rows}, {ARGS.hidden})")
 
     rng = np.random.default_rng(0)
-    npa = arrays(lambda s: rng.standard_normal(s).astype(np.float32), ARGS.n, ARGS.hidden)
+    npa = arrays(lambda s: rng.standard_normal(s).astype(np.float32), ARGS.n, ARGS.rows, ARGS.hidden)
     env = dict(np=np, hetkern=hetkern, m=m, nop=nop, **npa)
     if want("floor"):
         env["t"] = tvm_ffi.from_dlpack(npa["x"])
@@ -118,10 +132,11 @@ def main() -> None:
             ("", "hetkern.softmax(xr, out=orow)"),
         ], env)
     if want("torch") and torch is not None:
-        tt = arrays(lambda s: torch.randn(s), ARGS.n, ARGS.hidden)
+        tt = arrays(lambda s: torch.randn(s, device=ARGS.device), ARGS.n, ARGS.rows, ARGS.hidden)
         env = dict(torch=torch, F=torch.nn.functional, hetkern=hetkern, m=m, nop=nop,
                    H=(ARGS.hidden,), **tt)
-        table("torch CPU tensors", [
+        sync = torch.cuda.synchronize if ARGS.device.startswith("cuda") else None
+        table(f"torch tensors on {ARGS.device}", [
             ("", "nop(x)"), ("", "nop(o, x, y)"),
             ("", "torch.mul(x, 2.0, out=o)"),
             ("", "m.scale(o, x, 2.0)"),
@@ -134,7 +149,7 @@ def main() -> None:
             ("", "m.rmsnorm(orow, xr, w, 1e-6)"),
             ("", "hetkern.rmsnorm(xr, w, out=orow)"),
             ("", "hetkern.rmsnorm(xr, w)"),
-        ], env)
+        ], env, sync)
 
 
 if __name__ == "__main__":
