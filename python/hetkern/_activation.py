@@ -7,7 +7,7 @@ See docs/activation.md for the numerical contract."""
 from __future__ import annotations
 
 from . import _lib
-from ._ops import _check_array, _checked_call, _new_array
+from ._ops import _check_array, _checked_call, _new_array, _run
 
 
 def _approximate(op: str, approximate) -> str:
@@ -40,13 +40,8 @@ def _unary_op(op: str, doc: str):
 
 
 def _call(op: str, fn, out, x, *extra):
-    """fn(out, x, *extra) through the fast path; `extra` already checked."""
-    try:
-        fn(out, x, *extra)
-        return out
-    except (TypeError, BufferError):
-        pass
-    _checked_call(op, fn, (out, x, *extra), ("!out", "x") + ("=",) * len(extra))
+    """fn(out, x, *extra) through `_run` (`extra` is already checked); out."""
+    _run(op, fn, (out, x, *extra), ("!out", "x") + ("=",) * len(extra))
     return out
 
 
