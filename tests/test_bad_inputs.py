@@ -107,3 +107,19 @@ def test_bad_input_is_refused_and_nothing_is_written(case):
 
 def test_catalogue_has_at_least_twenty_classes():
     assert len(CATALOGUE) >= 20
+
+
+@pytest.mark.parametrize("shape", [(2**61,), (2**31, 2**30), (2**32, 2**32), (3, 2**62), (2**40, -1)])
+def test_size_past_int64_bytes_is_refused(shape):
+    # float32: at most (2**63 - 1) // 4 == 2**61 - 1 elements; (2**32, 2**32)
+    # and (3, 2**62) overflow int64 in the element count itself.
+    with pytest.raises(ValueError, match="size in bytes fits in int64"):
+        hetkern.scale(FakeDLPackArray(shape), 2.0, out=FakeDLPackArray(shape))
+
+
+@pytest.mark.parametrize("shape", [(2**61 - 1,), (2**30, 2**31 - 1), (0, 2**62, 2**62), (2**61 - 1, 0)])
+def test_size_at_the_limit_passes_the_size_check(shape):
+    # x passes (the next check, out's shape, is what refuses the call: the
+    # fake data pointer is never read).
+    with pytest.raises(ValueError, match=r"'out' has shape \(1,\); expected"):
+        hetkern.scale(FakeDLPackArray(shape), 2.0, out=FakeDLPackArray((1,)))

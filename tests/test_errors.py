@@ -65,6 +65,22 @@ def test_partial_overlap_is_rejected():
     np.testing.assert_array_equal(buf, before)
 
 
+@pytest.mark.parametrize("call", [
+    lambda x: hetkern.scale(x, 2.0),
+    lambda x: hetkern.add(x, 1.0),
+    lambda x: hetkern.relu(x),
+    lambda x: hetkern.gelu(x),
+    lambda x: hetkern.softmax(x),
+    lambda x: hetkern.rmsnorm(x, torch.ones(3)),
+    lambda x: hetkern.cast(x, torch.float16),
+], ids=["scale", "add", "relu", "gelu", "softmax", "rmsnorm", "cast"])
+def test_allocating_call_on_a_transposed_tensor_names_x(call):
+    # The out allocated for a dense non-contiguous x copies its strides
+    # (torch.empty_like); the error must still be about 'x'.
+    with pytest.raises(ValueError, match="'x' must be contiguous"):
+        call(torch.ones(3, 4).t())
+
+
 def test_unknown_cpu_target():
     with pytest.raises(ValueError, match="expected \"auto\" or one of"):
         hetkern.set_cpu_target("NOT_A_TARGET")

@@ -98,6 +98,15 @@ def test_non_contiguous_is_rejected_not_miscomputed():
     assert_bitwise_equal(hetkern.scale(x[1:], 2.0), x[1:] * 2.0)
 
 
+def test_allocated_torch_out_follows_a_size_one_stride():
+    # (1, 4) with strides (1, 1): contiguous for the library (a size-1
+    # dimension's stride is free); the allocated out (torch.empty_like keeps
+    # x's strides) is as well, and gets the right values.
+    x = torch.arange(4.0).reshape(4, 1).t()
+    assert x.stride() == (1, 1)
+    assert_bitwise_equal(hetkern.scale(x, 2.0), x * 2.0)
+
+
 # ---- CUDA ------------------------------------------------------------------
 
 

@@ -1,8 +1,8 @@
 """Normalisation over the last dimension: rmsnorm, fused_add_rmsnorm, layernorm.
 
 Thin wrappers in the manner of `scale`: allocate `out` with the caller's
-library, then one `_run` call (arguments go straight to libhetkern; Python
-checks them one by one only if TVM-FFI refuses one). libhetkern validates
+library, then one call into libhetkern (the arguments go straight to it;
+Python checks them one by one, `_checked_call`, only if TVM-FFI refuses one). libhetkern validates
 shapes, dtypes, devices, overlap and `eps`, then runs on the arguments'
 device (CUDA: the caller's stream).
 """
@@ -10,7 +10,7 @@ device (CUDA: the caller's stream).
 from __future__ import annotations
 
 from . import _lib
-from ._ops import _new_array, _run
+from ._ops import _checked_call, _new_array
 
 
 def rmsnorm(x, weight, eps=1e-6, out=None):
@@ -23,7 +23,12 @@ def rmsnorm(x, weight, eps=1e-6, out=None):
     """
     if out is None:
         out = _new_array("rmsnorm", x)
-    _run("rmsnorm", _rmsnorm, (out, x, weight, eps), ("!out", "x", "weight", "#eps"))
+    try:
+        _rmsnorm(out, x, weight, eps)
+        return out
+    except (TypeError, BufferError):
+        pass
+    _checked_call("rmsnorm", _rmsnorm, (out, x, weight, eps), ("!out", "x", "weight", "#eps"))
     return out
 
 
@@ -34,8 +39,13 @@ def fused_add_rmsnorm(x, residual, weight, eps=1e-6):
     ``x`` and ``residual`` have the same shape, dtype and device and must not
     overlap. Returns ``(x, residual)``, the objects passed in.
     """
-    _run("fused_add_rmsnorm", _fused_add_rmsnorm, (x, residual, weight, eps),
-         ("!x", "!residual", "weight", "#eps"))
+    try:
+        _fused_add_rmsnorm(x, residual, weight, eps)
+        return x, residual
+    except (TypeError, BufferError):
+        pass
+    _checked_call("fused_add_rmsnorm", _fused_add_rmsnorm, (x, residual, weight, eps),
+                  ("!x", "!residual", "weight", "#eps"))
     return x, residual
 
 
@@ -48,8 +58,13 @@ def layernorm(x, weight, bias=None, eps=1e-5, out=None):
     """
     if out is None:
         out = _new_array("layernorm", x)
-    _run("layernorm", _layernorm, (out, x, weight, bias, eps),
-         ("!out", "x", "weight", "?bias", "#eps"))
+    try:
+        _layernorm(out, x, weight, bias, eps)
+        return out
+    except (TypeError, BufferError):
+        pass
+    _checked_call("layernorm", _layernorm, (out, x, weight, bias, eps),
+                  ("!out", "x", "weight", "?bias", "#eps"))
     return out
 
 

@@ -5,9 +5,22 @@ arguments and picks the device.
 Per-call Python work is kept to that (issue: small-array calls must cost no
 more than NumPy's): the caller's objects go straight to TVM-FFI. Only when
 TVM-FFI cannot convert an argument (not an array, not a number, a read-only
-NumPy array, which NumPy exports only through versioned DLPack) does `_run`
-check the arguments one by one, raising a precise error or converting what
-needs converting, and repeat the call.
+NumPy array, which NumPy exports only through versioned DLPack) are the
+arguments checked one by one (`_checked_call`), raising a precise error or
+converting what needs converting, and the call repeated.
+
+The wrappers of the small, hot ops spell that out inline,
+
+    try:
+        fn(out, x, ...)
+        return out
+    except (TypeError, BufferError):
+        pass
+    _checked_call(op, fn, (out, x, ...), names)
+
+rather than calling `_run`: one Python frame and one tuple less is ~50 ns a
+call (docs/performance.md, "Call overhead"). The retry sits after the
+`except` so that its error is not chained to TVM-FFI's.
 """
 
 from __future__ import annotations
@@ -51,9 +64,19 @@ def _new_array(op: str, like, shape=None, dtype=None):
             return _empty_like(like)  # the cheapest allocation NumPy has
         return np.empty(like.shape if shape is None else tuple(shape),
                         like.dtype if dtype is None else dtype)
-    shape = like.shape if shape is None else tuple(shape)
     if _is_torch_tensor(like):
-        return like.new_empty(shape, dtype=dtype)
+        # torch's argument parser takes ~1 us longer for a size given as a
+        # torch.Size or tuple than for empty_like or separate ints. empty_like
+        # keeps x's strides: the same layout as x, which the library requires
+        # to be contiguous (and checks before `out`).
+        if shape is None:
+            torch = sys.modules["torch"]
+            return torch.empty_like(like) if dtype is None else torch.empty_like(like, dtype=dtype)
+        shape = tuple(shape)
+        if not shape:
+            return like.new_empty((), dtype=dtype)
+        return like.new_empty(*shape) if dtype is None else like.new_empty(*shape, dtype=dtype)
+    shape = like.shape if shape is None else tuple(shape)
     if hasattr(like, "__array_namespace__"):
         xp = like.__array_namespace__()
         return xp.empty(shape, dtype=like.dtype if dtype is None else dtype, device=like.device)
@@ -112,6 +135,12 @@ def _prepare(op: str, name: str, value):
     return _check_array(op, name, value)
 
 
+def _checked_call(op: str, fn, args: tuple, names: tuple):
+    """fn(*args) with each argument checked first (see `_prepare`): the slow
+    path, after TVM-FFI refused an argument as given."""
+    return fn(*(_prepare(op, n, a) for n, a in zip(names, args)))
+
+
 def _run(op: str, fn, args: tuple, names: tuple):
     """fn(*args), with the arguments checked (see `_prepare`) only if TVM-FFI
     refuses one of them as given."""
@@ -119,7 +148,7 @@ def _run(op: str, fn, args: tuple, names: tuple):
         return fn(*args)
     except (TypeError, BufferError):
         pass
-    return fn(*(_prepare(op, n, a) for n, a in zip(names, args)))
+    return _checked_call(op, fn, args, names)
 
 
 def scale(x, factor, out=None):
@@ -130,7 +159,12 @@ def scale(x, factor, out=None):
     """
     if out is None:
         out = _new_array("scale", x)
-    _run("scale", _scale, (out, x, factor), ("!out", "x", "#factor"))
+    try:
+        _scale(out, x, factor)
+        return out
+    except (TypeError, BufferError):
+        pass
+    _checked_call("scale", _scale, (out, x, factor), ("!out", "x", "#factor"))
     return out
 
 

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from . import _lib
-from ._ops import _check_array, _output
+from ._ops import _checked_call, _new_array
 
 
-def _row_op(op: str, kernel, x, out):
-    xa = _check_array(op, "x", x)
-    out = _output(op, x, out)
-    kernel(out, xa)
+def _row_op(op: str, fn, x, out):
+    if out is None:
+        out = _new_array(op, x)
+    try:
+        fn(out, x)
+        return out
+    except (TypeError, BufferError):
+        pass
+    _checked_call(op, fn, (out, x), ("!out", "x"))
     return out
 
 

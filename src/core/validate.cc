@@ -110,8 +110,11 @@ ArrayArg CheckArray(const char* op, const char* name, const TensorView& t) {
   const int64_t max_numel = INT64_MAX / static_cast<int64_t>(DTypeSizeOf(a.dtype));
   for (int i = 0; i < t.ndim() && size_ok; ++i) {
     const int64_t dim = t.size(i);
-    size_ok = dim >= 0 && (dim == 0 || numel <= max_numel / dim);
-    if (size_ok) numel *= dim;
+    // numel * dim <= max_numel, tested without a 64-bit division (tens of
+    // cycles per dimension of every array of every call).
+    int64_t next;
+    size_ok = dim >= 0 && !__builtin_mul_overflow(numel, dim, &next) && next <= max_numel;
+    if (size_ok) numel = next;
   }
   HETKERN_CHECK(size_ok || numel == 0, ValueError)
       << "hetkern." << op << ": '" << name << "' has shape " << ShapeString(t)
