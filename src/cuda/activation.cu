@@ -25,16 +25,33 @@ __device__ inline double Tanh(double x) { return ::tanh(x); }
 // product (30+ ulp, or 0 where the exact value is not, making 0 * inf = NaN in
 // the gated ops). So the float tail is computed in double (Phi and the product
 // normal there) and rounded once; x < -12 is rare enough that its cost is nil.
+// Out of line: the double normcdf is large, and inlined into the unrolled
+// lanes of the streaming kernel it bloated the hot loop of every element.
+__device__ __noinline__ float XNormalCdfTail(float x) {
+  const double xd = x;
+  return static_cast<float>(xd * normcdf(xd));
+}
 __device__ inline float XNormalCdf(float x) {
-  if (x < -12.0f) {
-    const double xd = x;
-    return static_cast<float>(xd * normcdf(xd));
-  }
+  if (x < -12.0f) return XNormalCdfTail(x);
   return x * normcdff(x);
 }
 // float64 has no wider type; its bound (docs/activation.md) allows the
 // subnormal Phi below x = -37.5.
 __device__ inline double XNormalCdf(double x) { return x * normcdf(x); }
+
+// The same for results rounded to a 16-bit type with fewer instructions
+// (bfloat16 GELU through normcdff was issue-bound at 0.54 of copy): torch's
+// x/2 (1 + erff(x/sqrt 2)) where 1 + erf keeps enough digits. For x >= -3 it
+// is >= 0.0027, so erff's 2 ulp cost at most 4.4e-5 relative (0.09 ulp of
+// float16, 0.011 of bfloat16) and the 16-bit result stays within 1 ulp.
+// Below -3 (0.13% of normal inputs) the float32 path, out of line so that
+// the hot loop stays small: its double tail matters for bfloat16, whose
+// subnormals hold x Phi(x) down to x = -14.4 where float32's Phi is 0.
+__device__ __noinline__ float XNormalCdfBelowMinus3(float x) { return XNormalCdf(x); }
+__device__ inline float XNormalCdfFor16Bit(float x) {
+  if (x < -3.0f) return XNormalCdfBelowMinus3(x);
+  return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+}
 
 // x * sigmoid(z) = x / (1 + e^-z), accurate for tiny results and without
 // overflow: with h = e^(-|z|/2), (x h) h / (1 + h^2) for z < 0.
@@ -45,8 +62,9 @@ __device__ C XSigmoid(C x, C z) {
 }
 
 // act(x) in compute type C; the same formulas as the CPU kernels
-// (src/cpu/activation-inl.h explains them).
-template <class C, Activation kAct>
+// (src/cpu/activation-inl.h explains them). k16Bit: the result is rounded to
+// a 16-bit type, which allows a cheaper erf-GELU.
+template <class C, Activation kAct, bool k16Bit = false>
 struct ActivationOp {
   __device__ C operator()(C x) const {
     if constexpr (kAct == Activation::kRelu) {
@@ -57,7 +75,11 @@ struct ActivationOp {
     } else if constexpr (kAct == Activation::kSilu) {
       return XSigmoid(x, x);
     } else if constexpr (kAct == Activation::kGelu) {
-      return XNormalCdf(x);
+      if constexpr (k16Bit) {
+        return XNormalCdfFor16Bit(x);
+      } else {
+        return XNormalCdf(x);
+      }
     } else if constexpr (kAct == Activation::kGeluTanh) {
       constexpr double k0 = 0.7978845608028654;  // sqrt(2 / pi)
       constexpr double k1 = 0.044715;
@@ -102,8 +124,9 @@ __global__ void GatedKernel(const T* __restrict__ x, T* __restrict__ out, int64_
 void Activate(const UnaryArgs& args, Activation act) {
   VisitActivation(act, [&](auto kind) {
     MapUnary(args, [](auto storage) {
-      using C = typename CudaTypes<typename decltype(storage)::type>::Compute;
-      return ActivationOp<C, decltype(kind)::value>{};
+      using T = typename decltype(storage)::type;
+      using C = typename CudaTypes<T>::Compute;
+      return ActivationOp<C, decltype(kind)::value, sizeof(T) == 2>{};
     });
   });
 }
@@ -124,7 +147,7 @@ void GatedActivate(const GatedArgs& args, Activation act) {
     const int threads = static_cast<int>(std::min<int64_t>(1024, (per_row + 31) / 32 * 32));
     const int blocks = scope.StreamingBlocks(args.rows * threads, threads);
     VisitActivation(act, [&](auto kind) {
-      const ActivationOp<C, decltype(kind)::value> op;
+      const ActivationOp<C, decltype(kind)::value, sizeof(T) == 2> op;
       if (vectorised) {
         GatedKernel<T, kLanes><<<blocks, threads, 0, scope.stream()>>>(x, out, args.rows, args.d, op);
       } else {
