@@ -25,6 +25,7 @@
 
 #include "src/cpu/convert-inl.h"
 #include "src/cpu/elementwise-inl.h"
+#include "src/cpu/math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace hetkern {
@@ -98,7 +99,7 @@ HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
   const auto zero = hn::Zero(d), one = hn::Set(d, C(1));
   const auto add = [&](Sums& acc, hn::Vec<decltype(d)> v, C* exps_at) HWY_ATTR {
     const auto shifted = hn::Sub(v, max);
-    const auto e = hn::Exp(d, shifted);
+    const auto e = Exponential(d, shifted);
     if (exps_at != nullptr) hn::StoreU(e, d, exps_at);
     const auto is_max = hn::Eq(shifted, zero);
     acc.ones = hn::Add(acc.ones, hn::IfThenElseZero(is_max, one));
@@ -155,7 +156,7 @@ struct SoftmaxOp {
   C max, inv_sum;
   template <class D>
   HWY_INLINE hn::Vec<D> operator()(D d, hn::Vec<D> v) const {
-    return hn::Mul(hn::Exp(d, hn::Sub(v, hn::Set(d, max))), hn::Set(d, inv_sum));
+    return hn::Mul(Exponential(d, hn::Sub(v, hn::Set(d, max))), hn::Set(d, inv_sum));
   }
 };
 
