@@ -22,6 +22,7 @@
 
 #include "src/core/args.h"
 #include "src/cpu/convert-inl.h"
+#include "src/cpu/elementwise-inl.h"
 #include "src/cpu/math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -228,6 +229,9 @@ HWY_INLINE void MapGated(const T* gate, const T* up, T* out, size_t n, const Op&
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
+    PrefetchAhead(gate + i);
+    PrefetchAhead(up + i);
+    PrefetchAhead<1>(out + i);
     StoreAs(hn::Mul(op(d, LoadAs(d, gate + i)), LoadAs(d, up + i)), d, out + i);
   }
   const hn::CappedTag<C, 1> d1;

@@ -76,8 +76,10 @@ HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
   };
   size_t i = 0;
   for (; i + 4 * lanes <= full; i += 4 * lanes) {
+    PrefetchAhead(x + i);  // the first pass over a segment reads memory
     visit_max(max0, LoadAs(d, x + i));
     visit_max(max1, LoadAs(d, x + i + lanes));
+    PrefetchAhead(x + i + 2 * lanes);
     visit_max(max2, LoadAs(d, x + i + 2 * lanes));
     visit_max(max3, LoadAs(d, x + i + 3 * lanes));
   }
