@@ -102,7 +102,10 @@ HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
   const auto add = [&](Sums& acc, hn::Vec<decltype(d)> v, C* exps_at) HWY_ATTR {
     const auto shifted = hn::Sub(v, max);
     const auto e = Exponential(d, shifted);
-    if (exps_at != nullptr) hn::StoreU(e, d, exps_at);
+    if (exps_at != nullptr) {
+      PrefetchAhead<1>(exps_at);  // exps go to out, not yet in cache
+      hn::StoreU(e, d, exps_at);
+    }
     const auto is_max = hn::Eq(shifted, zero);
     acc.ones = hn::Add(acc.ones, hn::IfThenElseZero(is_max, one));
     acc.rest = hn::Add(acc.rest, hn::IfThenZeroElse(is_max, e));
