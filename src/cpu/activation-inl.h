@@ -22,6 +22,8 @@
 
 #include "src/core/args.h"
 #include "src/cpu/convert-inl.h"
+#include "src/cpu/elementwise-inl.h"
+#include "src/cpu/math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace hetkern {
@@ -35,11 +37,11 @@ HWY_INLINE V KeepNaN(V x, V r) {
   return hn::IfThenElse(hn::IsNaN(x), x, r);
 }
 
-// e^v for v <= 0 (or NaN, which gives 0): Highway's Exp, valid there; it
+// e^v for v <= 0 (or NaN, which gives 0): Exponential (math-inl.h), valid there; it
 // returns subnormal results and 0 below the underflow threshold.
 template <class D>
 HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> v) {
-  return hn::Exp(d, v);
+  return Exponential(d, v);
 }
 
 // e^v for any v but NaN: +inf above the overflow threshold, where Highway's
@@ -50,7 +52,7 @@ HWY_INLINE hn::Vec<D> ExpOrInf(D d, hn::Vec<D> v) {
   // Largest v with e^v finite: ln(FLT_MAX) resp. ln(DBL_MAX), rounded down.
   const T max_log = sizeof(T) == 4 ? static_cast<T>(88.72283f) : static_cast<T>(709.782712893384);
   const auto big = hn::Gt(v, hn::Set(d, max_log));
-  return hn::IfThenElse(big, hn::Set(d, static_cast<T>(INFINITY)), hn::Exp(d, hn::Min(v, hn::Set(d, max_log))));
+  return hn::IfThenElse(big, hn::Set(d, static_cast<T>(INFINITY)), Exponential(d, hn::Min(v, hn::Set(d, max_log))));
 }
 
 template <class D>
@@ -64,9 +66,19 @@ HWY_INLINE hn::Vec<D> ExpActivation(D d, hn::Vec<D> x) {
   return KeepNaN(x, ExpOrInf(d, x));
 }
 
+// Highway's Tanh, sign(x) (e - 1) / (e + 1) with e - 1 = expm1(2|x|) and 1
+// beyond 18.7, with its exp and division replaced by math-inl.h's (the
+// divisor e + 1 <= e^37.4 where the quotient is used).
 template <class D>
 HWY_INLINE hn::Vec<D> TanhActivation(D d, hn::Vec<D> x) {
-  return KeepNaN(x, hn::Tanh(d, x));
+  using T = hn::TFromD<D>;
+  const auto two = hn::Set(d, T(2));
+  const auto sign = hn::And(hn::SignBit(d), x);
+  const auto abs_x = hn::Xor(x, sign);
+  const auto y = ExponentialMinus1(d, hn::Mul(abs_x, two));
+  const auto z = hn::IfThenElse(hn::Gt(abs_x, hn::Set(d, T(18.714973875))), hn::Set(d, T(1)),
+                                DivBounded(d, y, hn::Add(y, two)));
+  return KeepNaN(x, hn::Xor(z, sign));
 }
 
 // 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) for x < 0, with e = e^-|x|
@@ -77,7 +89,7 @@ HWY_INLINE hn::Vec<D> Sigmoid(D d, hn::Vec<D> x) {
   const auto one = hn::Set(d, 1);
   const auto e = ExpNonPositive(d, hn::Neg(hn::Abs(x)));
   const auto numerator = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), e, one);
-  return KeepNaN(x, hn::Div(numerator, hn::Add(one, e)));
+  return KeepNaN(x, DivBounded(d, numerator, hn::Add(one, e)));
 }
 
 // x * sigmoid(z) = x / (1 + e^-z). For z < 0 that is x * e / (1 + e) with
@@ -89,7 +101,7 @@ template <class D>
 HWY_INLINE hn::Vec<D> XSigmoid(D d, hn::Vec<D> x, hn::Vec<D> z) {
   const auto h = ExpNonPositive(d, hn::Mul(hn::Abs(z), hn::Set(d, static_cast<hn::TFromD<D>>(-0.5))));
   const auto numerator = hn::IfThenElse(hn::Lt(z, hn::Zero(d)), hn::Mul(hn::Mul(x, h), h), x);
-  return hn::Div(numerator, hn::MulAdd(h, h, hn::Set(d, 1)));
+  return DivBounded(d, numerator, hn::MulAdd(h, h, hn::Set(d, 1)));
 }
 
 // silu(-inf) = -inf * 0 = NaN, as torch (whose formula gives -inf / inf).
@@ -127,16 +139,20 @@ HWY_INLINE hn::Vec<D> XNormalCdf(D d, hn::Vec<D> x) {
 
   // Beyond 20, Q underflows to 0 anyway; the clamp keeps the split finite.
   const V tc = hn::Min(t, hn::Set(d, 20.0f));
+  const V sq_hi = hn::Mul(tc, tc);
+#if HWY_NATIVE_FMA
+  const V sq_lo = hn::MulSub(tc, tc, sq_hi);  // exact: one rounding of an exact value
+#else
   const V split = hn::Mul(tc, hn::Set(d, 4097.0f));  // 2^12 + 1
   const V t_hi = hn::Sub(split, hn::Sub(split, tc));
   const V t_lo = hn::Sub(tc, t_hi);
-  const V sq_hi = hn::Mul(tc, tc);
   const V sq_lo = hn::Add(
       hn::Add(hn::Sub(hn::Mul(t_hi, t_hi), sq_hi), hn::Mul(hn::Add(t_hi, t_hi), t_lo)),
       hn::Mul(t_lo, t_lo));
+#endif
   const V gauss = hn::Mul(ExpNonPositive(d, hn::Mul(sq_hi, hn::Set(d, -0.5f))),
                           hn::MulAdd(sq_lo, hn::Set(d, -0.5f), hn::Set(d, 1.0f)));
-  const V u = hn::Div(hn::Set(d, 1.0f), hn::MulAdd(tc, hn::Set(d, 0.35f), hn::Set(d, 1.0f)));
+  const V u = DivBounded(d, hn::Set(d, 1.0f), hn::MulAdd(tc, hn::Set(d, 0.35f), hn::Set(d, 1.0f)));
   V r = hn::Set(d, 0.02931881695985794f);
   r = hn::MulAdd(r, u, hn::Set(d, -0.1578238308429718f));
   r = hn::MulAdd(r, u, hn::Set(d, 0.3414244055747986f));
@@ -213,6 +229,9 @@ HWY_INLINE void MapGated(const T* gate, const T* up, T* out, size_t n, const Op&
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
+    PrefetchAhead(gate + i);
+    PrefetchAhead(up + i);
+    PrefetchAhead<1>(out + i);
     StoreAs(hn::Mul(op(d, LoadAs(d, gate + i)), LoadAs(d, up + i)), d, out + i);
   }
   const hn::CappedTag<C, 1> d1;

@@ -94,19 +94,25 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToF16Bits(DF df, hn::Vec<DF> v) 
   return hn::DemoteTo(du16, hn::BitCast(di, hn::Or(sign16, magnitude16)));
 }
 
+// float32 bits whose upper half is v rounded to bfloat16 (nearest even;
+// NaN stays NaN, quietened) and whose lower half is to be discarded.
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16InUpperHalf(DF df, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto bits = hn::BitCast(du, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
+  const auto rounded = hn::Add(bits, hn::Add(lsb, hn::Set(du, 0x7FFFu)));
+  const auto quiet_nan = hn::Or(bits, hn::Set(du, 0x00400000u));
+  (void)df;
+  return hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), quiet_nan, rounded);
+}
+
 // float32 -> bfloat16 bits, round to nearest even; NaN stays NaN (quietened).
 template <class DF>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToBF16Bits(DF df, hn::Vec<DF> v) {
-  const hn::RebindToUnsigned<DF> du;
   const hn::RebindToSigned<DF> di;
-  const auto bits = hn::BitCast(du, v);
-  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
-  const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(lsb, hn::Set(du, 0x7FFFu))));
-  const auto quiet_nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du, 0x0040u));
-  const auto bf16 = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), quiet_nan, rounded);
-  (void)df;
   const hn::Rebind<uint16_t, DF> du16;
-  return hn::DemoteTo(du16, hn::BitCast(di, bf16));
+  return hn::DemoteTo(du16, hn::BitCast(di, hn::ShiftRight<16>(BF16InUpperHalf(df, v))));
 }
 
 // Loads Lanes(d) elements of storage type T from p as compute vectors.

@@ -9,6 +9,7 @@
 #endif
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <type_traits>
 
@@ -21,6 +22,21 @@ namespace hetkern {
 namespace cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// Software prefetch distance of the streaming loops. The hardware prefetcher
+// alone lets heavy loops (exp, division: ~15-30 instructions per vector)
+// reach only 0.3-0.8 of copy bandwidth, as the out-of-order window then
+// spans too few cache lines; requesting lines kPrefetchBytes ahead brings
+// them to ~copy speed (AVX3, 1 thread: f32 sigmoid 0.77 -> 1.0 of copy).
+constexpr uintptr_t kPrefetchBytes = 4096;
+
+// Prefetches (a hint: never faults) the line kPrefetchBytes past p, for
+// reading or (kWrite = 1) writing; integer arithmetic, as the address may lie
+// past the array.
+template <int kWrite = 0, class T>
+HWY_INLINE void PrefetchAhead(const T* p) {
+  __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + kPrefetchBytes), kWrite);
+}
 
 // Calls body(d, i) for every full vector of lane type C in [0, n), then
 // body(d1, i) with a 1-lane tag for each element of the tail, so one body
@@ -39,6 +55,8 @@ HWY_INLINE void ForEachVector(size_t n, const Body& body) {
 template <class T, class Op>
 HWY_INLINE void MapUnary(const T* x, T* out, size_t n, const Op& op) {
   ForEachVector<ComputeType<T>>(n, [&](auto d, size_t i) HWY_ATTR {
+    PrefetchAhead(x + i);
+    PrefetchAhead<1>(out + i);
     StoreAs(op(d, LoadAs(d, x + i)), d, out + i);
   });
 }
@@ -47,6 +65,9 @@ HWY_INLINE void MapUnary(const T* x, T* out, size_t n, const Op& op) {
 template <class T, class Op>
 HWY_INLINE void MapBinary(const T* x, const T* y, T* out, size_t n, const Op& op) {
   ForEachVector<ComputeType<T>>(n, [&](auto d, size_t i) HWY_ATTR {
+    PrefetchAhead(x + i);
+    PrefetchAhead(y + i);
+    PrefetchAhead<1>(out + i);
     StoreAs(op(d, LoadAs(d, x + i), LoadAs(d, y + i)), d, out + i);
   });
 }

@@ -14,6 +14,7 @@
 
 #include <hwy/highway.h>
 
+#include "src/cpu/elementwise-inl.h"  // PrefetchAhead
 #include "src/cpu/norm-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -33,6 +34,7 @@ HWY_INLINE C InverseRms(C sum_sq, size_t n, double eps) {
 template <class T, class C>
 HWY_INLINE void StoreRmsNormed(const T* v, const T* w, T* out, size_t n, C inv_rms) {
   MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
+    PrefetchAhead<1>(out + i);
     const auto normed = RoundThrough<T>(d, hn::Mul(LoadAs(d, v + i), hn::Set(d, inv_rms)));
     StoreAs(hn::Mul(normed, LoadAs(d, w + i)), d, out + i);
   });
@@ -42,6 +44,7 @@ template <class T>
 HWY_INLINE void RMSNormRow(const T* x, const T* w, T* out, size_t n, double eps) {
   using C = ComputeType<T>;
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
+    PrefetchAhead(x + i);  // this row's rest, then the next row
     const auto v = LoadAs(d, x + i);
     return hn::MulAdd(v, v, acc);
   });
@@ -54,6 +57,8 @@ template <class T>
 HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const T* w, size_t n, double eps) {
   using C = ComputeType<T>;
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
+    PrefetchAhead(x + i);
+    PrefetchAhead<1>(residual + i);
     const auto sum = RoundThrough<T>(d, hn::Add(LoadAs(d, x + i), LoadAs(d, residual + i)));
     StoreAs(sum, d, residual + i);
     return hn::MulAdd(sum, sum, acc);
@@ -67,6 +72,7 @@ template <class T>
 HWY_INLINE void LayerNormRow(const T* x, const T* w, const T* b, T* out, size_t n, double eps) {
   using C = ComputeType<T>;
   const C mean = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
+                   PrefetchAhead(x + i);
                    return hn::Add(acc, LoadAs(d, x + i));
                  }) /
                  static_cast<C>(n);
@@ -76,6 +82,7 @@ HWY_INLINE void LayerNormRow(const T* x, const T* w, const T* b, T* out, size_t 
   });
   const C rstd = InverseRms(sum_sq_dev, n, eps);
   MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
+    PrefetchAhead<1>(out + i);
     const auto normed = hn::Mul(hn::Sub(LoadAs(d, x + i), hn::Set(d, mean)), hn::Set(d, rstd));
     const auto scaled = b ? hn::MulAdd(normed, LoadAs(d, w + i), LoadAs(d, b + i))
                           : hn::Mul(normed, LoadAs(d, w + i));

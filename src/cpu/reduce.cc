@@ -31,6 +31,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 struct SumOp {
   static constexpr bool kBinary = false;
+  static constexpr bool kWide = false;  // true: accumulates in float64 for every dtype
   template <class D>
   static HWY_INLINE hn::Vec<D> Identity(D d) {
     return hn::Zero(d);
@@ -58,10 +59,15 @@ struct DotOp : SumOp {
 };
 
 // Squares are accumulated in float64 for every dtype (see AccumulatorOf):
-// no float32 overflow or underflow of x*x, and float32 squares are exact.
+// no float32 overflow or underflow of x*x, and float32 squares are exact,
+// which makes the FMA give the same sum as a product and an add (one op
+// fewer; float64 input keeps them separate).
+template <bool kExactSquares>
 struct NormOp : SumOp {
+  static constexpr bool kWide = true;
   template <class D>
   static HWY_INLINE hn::Vec<D> Accumulate(D, hn::Vec<D> acc, hn::Vec<D> x, hn::Vec<D>) {
+    if constexpr (kExactSquares) return hn::MulAdd(x, x, acc);
     return hn::Add(acc, hn::Mul(x, x));
   }
   template <class A>
@@ -71,34 +77,61 @@ struct NormOp : SumOp {
 };
 
 // IEEE 754-2019 maximum: NaN wins (like torch.max) and +0 > -0, so the
-// result does not depend on the order. Equal operands are ANDed: the same
-// bits unless they are +0 and -0, whose AND is +0. A NaN `a` fails both
-// comparisons and stays.
+// result does not depend on the order. Lanes hold order keys rather than
+// values: an unsigned integer maximum of keys is that maximum in 4 ops per
+// vector (shift, xor, sub, max) instead of compare-and-select chains. The key
+// flips negative values (all bits) and positive ones (the sign bit), which
+// orders every number, -inf first, then moves the negative NaNs (below -inf
+// after the flip) to the top by subtracting -inf's flipped bits, the
+// mantissa mask: -inf -> 0, ..., -0 < +0, ..., +inf < every NaN. Which of
+// several NaNs wins is fixed by its bits, so also independent of the order.
 struct MaxOp {
   static constexpr bool kBinary = false;
+  static constexpr bool kWide = false;
   template <class D>
   static HWY_INLINE hn::Vec<D> Identity(D d) {
-    return hn::Set(d, -std::numeric_limits<hn::TFromD<D>>::infinity());
+    return hn::Zero(d);  // the key of -inf
   }
   template <class D>
-  static HWY_INLINE hn::Vec<D> Combine(D, hn::Vec<D> a, hn::Vec<D> b) {
-    const auto kept = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), a);
-    return hn::IfThenElse(hn::Or(hn::Lt(a, b), hn::IsNaN(b)), b, kept);
+  static HWY_INLINE hn::Vec<D> Combine(D d, hn::Vec<D> a, hn::Vec<D> b) {
+    const hn::RebindToUnsigned<D> du;
+    return hn::BitCast(d, hn::Max(hn::BitCast(du, a), hn::BitCast(du, b)));
   }
   template <class D>
   static HWY_INLINE hn::Vec<D> Accumulate(D d, hn::Vec<D> acc, hn::Vec<D> x, hn::Vec<D>) {
-    return Combine(d, acc, x);
+    const hn::RebindToUnsigned<D> du;
+    const hn::RebindToSigned<D> di;
+    using U = hn::TFromD<decltype(du)>;
+    constexpr int kSignShift = sizeof(U) * 8 - 1;
+    const auto negative = hn::BitCast(du, hn::ShiftRight<kSignShift>(hn::BitCast(di, x)));
+    const auto flipped =
+        hn::Xor(hn::BitCast(du, x), hn::Or(negative, hn::Set(du, U{1} << kSignShift)));
+    const auto key = hn::Sub(flipped, hn::Set(du, MantissaMask<U>()));
+    return Combine(d, acc, hn::BitCast(d, key));
   }
+  // The value of a key (the inverse of Accumulate's map).
   template <class A>
   static A Finish(A total) {
-    return total;
+    using U = std::conditional_t<sizeof(A) == 4, uint32_t, uint64_t>;
+    constexpr U kSign = U{1} << (sizeof(U) * 8 - 1);
+    U key;
+    hwy::CopySameSize(&total, &key);
+    const U flipped = key + MantissaMask<U>();
+    const U bits = (flipped & kSign) ? flipped ^ kSign : ~flipped;
+    A value;
+    hwy::CopySameSize(&bits, &value);
+    return value;
+  }
+  template <class U>
+  static constexpr U MantissaMask() {
+    return sizeof(U) == 4 ? U{0x007FFFFF} : static_cast<U>(0x000FFFFFFFFFFFFFull);
   }
 };
 
 // The accumulator type: float64 for float64 input and for norm, else float32.
 template <class T, class Op>
 using AccumulatorOf =
-    std::conditional_t<hwy::IsSame<T, double>() || hwy::IsSame<Op, NormOp>(), double, float>;
+    std::conditional_t<hwy::IsSame<T, double>() || Op::kWide, double, float>;
 
 // Lanes(d) elements of storage type T as accumulator vectors.
 template <class D, class T>
@@ -246,7 +279,7 @@ HWY_INLINE void VisitReducer(ReduceOp op, DType dtype, Fn&& fn) {
       case ReduceOp::kDot:
         return fn(TypeTag<RowReducer<T, DotOp>>{});
       case ReduceOp::kNorm:
-        return fn(TypeTag<RowReducer<T, NormOp>>{});
+        return fn(TypeTag<RowReducer<T, NormOp<!hwy::IsSame<T, double>()>>>{});
     }
   });
 }

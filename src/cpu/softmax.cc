@@ -25,6 +25,7 @@
 
 #include "src/cpu/convert-inl.h"
 #include "src/cpu/elementwise-inl.h"
+#include "src/cpu/math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace hetkern {
@@ -75,8 +76,10 @@ HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
   };
   size_t i = 0;
   for (; i + 4 * lanes <= full; i += 4 * lanes) {
+    PrefetchAhead(x + i);  // the first pass over a segment reads memory
     visit_max(max0, LoadAs(d, x + i));
     visit_max(max1, LoadAs(d, x + i + lanes));
+    PrefetchAhead(x + i + 2 * lanes);
     visit_max(max2, LoadAs(d, x + i + 2 * lanes));
     visit_max(max3, LoadAs(d, x + i + 3 * lanes));
   }
@@ -98,8 +101,11 @@ HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
   const auto zero = hn::Zero(d), one = hn::Set(d, C(1));
   const auto add = [&](Sums& acc, hn::Vec<decltype(d)> v, C* exps_at) HWY_ATTR {
     const auto shifted = hn::Sub(v, max);
-    const auto e = hn::Exp(d, shifted);
-    if (exps_at != nullptr) hn::StoreU(e, d, exps_at);
+    const auto e = Exponential(d, shifted);
+    if (exps_at != nullptr) {
+      PrefetchAhead<1>(exps_at);  // exps go to out, not yet in cache
+      hn::StoreU(e, d, exps_at);
+    }
     const auto is_max = hn::Eq(shifted, zero);
     acc.ones = hn::Add(acc.ones, hn::IfThenElseZero(is_max, one));
     acc.rest = hn::Add(acc.rest, hn::IfThenZeroElse(is_max, e));
@@ -155,7 +161,7 @@ struct SoftmaxOp {
   C max, inv_sum;
   template <class D>
   HWY_INLINE hn::Vec<D> operator()(D d, hn::Vec<D> v) const {
-    return hn::Mul(hn::Exp(d, hn::Sub(v, hn::Set(d, max))), hn::Set(d, inv_sum));
+    return hn::Mul(Exponential(d, hn::Sub(v, hn::Set(d, max))), hn::Set(d, inv_sum));
   }
 };
 
