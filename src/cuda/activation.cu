@@ -25,14 +25,11 @@ __device__ inline double Tanh(double x) { return ::tanh(x); }
 // product (30+ ulp, or 0 where the exact value is not, making 0 * inf = NaN in
 // the gated ops). So the float tail is computed in double (Phi and the product
 // normal there) and rounded once; x < -12 is rare enough that its cost is nil.
-// Out of line: the double normcdf is large, and inlined into the unrolled
-// lanes of the streaming kernel it bloated the hot loop of every element.
-__device__ __noinline__ float XNormalCdfTail(float x) {
-  const double xd = x;
-  return static_cast<float>(xd * normcdf(xd));
-}
 __device__ inline float XNormalCdf(float x) {
-  if (x < -12.0f) return XNormalCdfTail(x);
+  if (x < -12.0f) {
+    const double xd = x;
+    return static_cast<float>(xd * normcdf(xd));
+  }
   return x * normcdff(x);
 }
 // float64 has no wider type; its bound (docs/activation.md) allows the
@@ -40,17 +37,17 @@ __device__ inline float XNormalCdf(float x) {
 __device__ inline double XNormalCdf(double x) { return x * normcdf(x); }
 
 // The same for results rounded to a 16-bit type with fewer instructions
-// (bfloat16 GELU through normcdff was issue-bound at 0.54 of copy): torch's
-// x/2 (1 + erff(x/sqrt 2)) where 1 + erf keeps enough digits. For x >= -3 it
-// is >= 0.0027, so erff's 2 ulp cost at most 4.4e-5 relative (0.09 ulp of
-// float16, 0.011 of bfloat16) and the 16-bit result stays within 1 ulp.
-// Below -3 (0.13% of normal inputs) the float32 path, out of line so that
-// the hot loop stays small: its double tail matters for bfloat16, whose
-// subnormals hold x Phi(x) down to x = -14.4 where float32's Phi is 0.
-__device__ __noinline__ float XNormalCdfBelowMinus3(float x) { return XNormalCdf(x); }
+// (bfloat16 GELU through normcdff was issue-bound at 0.54 of copy on the
+// H100): x/2 erfc(-x/sqrt 2). erfcf (4 ulp) has no cancellation for x < 0;
+// rounding -x/sqrt 2 costs a relative x^2/2 eps (4e-6 at x = -12), far below
+// half an ulp of float16 or bfloat16. Below -12 the double tail above, out of
+// line so that the hot loop stays small (inlined into the 8 unrolled lanes,
+// the double normcdf costs throughput even untaken): bfloat16's subnormals
+// hold x Phi(x) down to x = -14.4, where float32's Phi and erfcf are 0.
+__device__ __noinline__ float XNormalCdfTail(float x) { return XNormalCdf(x); }
 __device__ inline float XNormalCdfFor16Bit(float x) {
-  if (x < -3.0f) return XNormalCdfBelowMinus3(x);
-  return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+  if (x < -12.0f) return XNormalCdfTail(x);
+  return 0.5f * x * erfcf(x * -0.70710678118654752f);
 }
 
 // x * sigmoid(z) = x / (1 + e^-z), accurate for tiny results and without
