@@ -7,7 +7,7 @@ See docs/activation.md for the numerical contract."""
 from __future__ import annotations
 
 from . import _lib
-from ._ops import _check_array, _checked_call, _new_array, _run
+from ._ops import _check_array, _new_array, _run, _unary_op
 
 
 def _approximate(op: str, approximate) -> str:
@@ -16,27 +16,6 @@ def _approximate(op: str, approximate) -> str:
             f"hetkern.{op}: 'approximate' must be a str ('none' or 'tanh'); got {type(approximate).__name__}"
         )
     return approximate  # the library rejects other strings with ValueError
-
-
-def _unary_op(op: str, doc: str):
-    """The wrapper of one unary activation: the fast path of `_ops` inline
-    (a frame less than a shared helper), one copy for all of them."""
-    fn = getattr(_lib.module, op)
-
-    def unary(x, out=None):
-        if out is None:
-            out = _new_array(op, x)
-        try:
-            fn(out, x)
-            return out
-        except (TypeError, BufferError):
-            pass
-        _checked_call(op, fn, (out, x), ("!out", "x"))
-        return out
-
-    unary.__name__ = unary.__qualname__ = op
-    unary.__doc__ = doc
-    return unary
 
 
 def _call(op: str, fn, out, x, *extra):
