@@ -130,7 +130,7 @@ constexpr int RowBlockThreads() {
 
 // Blocks of 512 threads are held to 64 registers per thread, so that two
 // rows are in flight per SM (the compiler would otherwise keep a long row's
-// converted values: 123 registers for 16 bfloat16 packs of softmax).
+// converted values: 123 registers for 4 bfloat16 packs of softmax).
 template <int kGroup>
 constexpr int kMinRowBlocksPerSM = RowBlockThreads<kGroup>() == 512 ? 2 : 1;
 

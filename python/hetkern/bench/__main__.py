@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 
 from . import FAMILIES
