@@ -1,7 +1,9 @@
 // A C++ program that uses hetkern without Python: it wraps memory it owns in
-// DLTensors, calls hetkern::scale, and handles a bad call.
+// DLTensors, calls hetkern::scale, handles a bad call, and checks that
+// hetkern::CudaStreamGuard sets and restores the CUDA stream of this thread.
 //
-// Build against an installed hetkern (see README):
+// Build against an installed hetkern (see README and this directory's
+// CMakeLists.txt and meson.build):
 //   export PKG_CONFIG_PATH=$(python -m hetkern --pkgconfigdir)
 //   c++ -std=c++17 -O2 scale_demo.cc $(pkg-config --cflags --libs hetkern) -o scale_demo
 #include <hetkern/hetkern.h>
@@ -57,5 +59,24 @@ int main() {
   } catch (const tvm::ffi::Error& e) {
     std::printf("rejected as expected: %s: %s\n", e.kind().c_str(), e.message().c_str());
   }
-  return small[0] == -1.0f ? 0 : 1;
+  if (small[0] != -1.0f) return 1;
+
+  // The stream guard: calls on CUDA device 0 in its scope go to `stream`
+  // (any handle works here: no CUDA call is made), then the old one is back.
+  void* const before = hetkern::current_cuda_stream(0);
+  int marker = 0;
+  void* const stream = &marker;
+  {
+    hetkern::CudaStreamGuard on_stream(0, stream);
+    if (hetkern::current_cuda_stream(0) != stream || hetkern::current_cuda_stream(1) != nullptr) {
+      std::printf("CudaStreamGuard did not set the stream of device 0 only\n");
+      return 1;
+    }
+  }
+  if (hetkern::current_cuda_stream(0) != before) {
+    std::printf("CudaStreamGuard did not restore the stream\n");
+    return 1;
+  }
+  std::printf("stream guard: set and restored\n");
+  return 0;
 }

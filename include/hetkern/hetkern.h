@@ -4,7 +4,7 @@
 // e.g. `TensorView(&dl_tensor)`) and runs on the device its tensors live on:
 // the Highway kernel for the best SIMD target of this CPU, or the CUDA kernel
 // on the stream TVMFFIEnvGetStream() returns for that device (the default
-// stream unless a framework set one). Outputs come first and are allocated by
+// stream unless a framework, or hetkern::CudaStreamGuard, set one). Outputs come first and are allocated by
 // the caller. Bad arguments throw tvm::ffi::Error (kinds "ValueError" or
 // "TypeError") before anything is written.
 //
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "hetkern/config.h"
+#include "hetkern/stream.h"  // CudaStreamGuard: the CUDA stream of these calls
 
 #define HETKERN_API __attribute__((visibility("default")))
 
@@ -157,6 +158,8 @@ HETKERN_API void set_num_threads(int n);
 
 // ---- CPU SIMD target selection ----------------------------------------
 
+// Version of the Highway library built in, e.g. "1.3.0".
+HETKERN_API std::string highway_version();
 // Highway targets compiled into the library, best first (e.g. AVX3, AVX2, ...).
 HETKERN_API std::vector<std::string> compiled_cpu_targets();
 // The compiled targets this CPU can run, best first.

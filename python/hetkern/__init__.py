@@ -13,7 +13,7 @@ from __future__ import annotations
 import os as _os
 
 from . import _lib
-from ._lib import include_dir, library_path, pkgconfig_dir
+from ._lib import cmake_dir, include_dir, library_path, pkgconfig_dir
 from ._ops import scale
 
 # [elementwise]
@@ -87,6 +87,7 @@ def info() -> dict:
     return {
         "version": __version__,
         "library": str(library_path()),
+        "highway": str(_lib.module.highway_version()),
         "cpu_targets_compiled": compiled_cpu_targets(),
         "cpu_targets_available": available_cpu_targets(),
         "cpu_target": cpu_target(),
@@ -107,6 +108,7 @@ __all__ = [
     "compiled_cpu_targets",
     "cpu_target",
     "cuda_archs",
+    "cmake_dir",
     "include_dir",
     "info",
     "library_path",

@@ -1,7 +1,8 @@
 """`python -m hetkern`: what this copy of hetkern was built with and runs on.
 
 Flags for C++ builds, like tvm-ffi-config: --cflags, --libs, --includedir,
---libdir, --pkgconfigdir.
+--libdir, --pkgconfigdir (for pkg-config and Meson), --cmakedir (hetkern_DIR
+for CMake's find_package(hetkern CONFIG)).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import hetkern
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m hetkern", description=__doc__.splitlines()[0])
-    for flag in ("cflags", "libs", "includedir", "libdir", "pkgconfigdir"):
+    for flag in ("cflags", "libs", "includedir", "libdir", "pkgconfigdir", "cmakedir"):
         parser.add_argument(f"--{flag}", action="store_true")
     args = parser.parse_args(argv)
 
@@ -28,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         "includedir": str(hetkern.include_dir()),
         "libdir": str(libdir),
         "pkgconfigdir": str(hetkern.pkgconfig_dir()),
+        "cmakedir": str(hetkern.cmake_dir()),
         "cflags": " ".join(f"-I{d}" for d in dict.fromkeys([str(hetkern.include_dir()), tvm_inc, tvm_dlpack])),
         "libs": f"-L{libdir} -lhetkern -Wl,-rpath,{libdir} -L{tvm_libdir} -ltvm_ffi -Wl,-rpath,{tvm_libdir}",
     }
@@ -39,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     info = hetkern.info()
     print(f"hetkern {info['version']}")
     print(f"  library:              {info['library']}")
+    print(f"  Highway:              {info['highway']}")
     print(f"  CPU targets compiled: {', '.join(info['cpu_targets_compiled'])}")
     print(f"  CPU targets this CPU: {', '.join(info['cpu_targets_available'])}")
     print(f"  CPU target in use:    {info['cpu_target']}")

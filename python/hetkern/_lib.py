@@ -26,6 +26,11 @@ def pkgconfig_dir() -> Path:
     return _PACKAGE_DIR / "lib" / "pkgconfig"
 
 
+def cmake_dir() -> Path:
+    """Directory holding ``hetkernConfig.cmake``; pass it as ``-Dhetkern_DIR=``."""
+    return _PACKAGE_DIR / "lib" / "cmake" / "hetkern"
+
+
 def _load() -> tvm_ffi.Module:
     path = library_path()
     if not path.is_file():

@@ -49,6 +49,10 @@ std::vector<std::string> TargetNames(int64_t mask) {
 }  // namespace
 }  // namespace cpu
 
+std::string highway_version() {
+  return std::to_string(HWY_MAJOR) + "." + std::to_string(HWY_MINOR) + "." + std::to_string(HWY_PATCH);
+}
+
 std::vector<std::string> compiled_cpu_targets() { return cpu::TargetNames(HWY_TARGETS); }
 
 std::vector<std::string> available_cpu_targets() {

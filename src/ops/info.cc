@@ -27,6 +27,7 @@ std::vector<std::string> cuda_archs() {
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(version, hetkern::version);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(built_with_cuda, hetkern::built_with_cuda);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(cuda_archs, hetkern::cuda_archs);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(highway_version, hetkern::highway_version);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(compiled_cpu_targets, hetkern::compiled_cpu_targets);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(available_cpu_targets, hetkern::available_cpu_targets);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(cpu_target, hetkern::cpu_target);
