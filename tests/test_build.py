@@ -223,7 +223,8 @@ def repaired_wheel(wheel, tmp_path_factory):
     if auditwheel is None:
         pytest.skip("needs auditwheel (tools/setup --test installs it)")
     out = tmp_path_factory.mktemp("repaired")
-    run(*auditwheel, "repair", "--exclude", "libtvm_ffi.so", "-w", str(out), str(wheel))
+    run(*auditwheel, "repair", "--exclude", "libtvm_ffi.so", "-w", str(out), str(wheel),
+        env=BUILD_ENV)  # with the environment's patchelf
     (whl,) = out.glob("*.whl")
     return whl
 
@@ -232,7 +233,8 @@ def test_auditwheel_manylinux_wheel(repaired_wheel, tmp_path):
     assert re.fullmatch(rf"hetkern-{re.escape(hetkern.__version__)}-py3-none-"
                         r"(manylinux_\d+_\d+_x86_64\.)*manylinux_\d+_\d+_x86_64\.whl",
                         repaired_wheel.name), repaired_wheel.name
-    shown = run(*_auditwheel(), "show", str(repaired_wheel))
+    shown = run(*_auditwheel(), "show", str(repaired_wheel), env=BUILD_ENV)
+    print(shown)
     assert "libtvm_ffi.so" in shown and "libpython" not in shown
     with zipfile.ZipFile(repaired_wheel) as z:
         names = z.namelist()
