@@ -90,18 +90,19 @@ struct ActivationOp {
 };
 
 // out[r, i] = act(x[r, i]) * x[r, d + i]. Block-stride over rows, thread-
-// stride within a row, so any d fits any block. kLanes > 1 needs d % kLanes
-// == 0 and 16-byte aligned x and out (then every row's halves are aligned).
+// stride within a row, so any d fits any block. kLanes > 1 needs d and the
+// row strides multiples of kLanes and 16-byte aligned x and out (then every
+// row's halves are aligned).
 template <class T, int kLanes, class Op>
 __global__ void GatedKernel(const T* __restrict__ x, T* __restrict__ out, int64_t rows, int64_t d,
-                            Op op) {
+                            int64_t x_stride, int64_t out_stride, Op op) {
   using Types = CudaTypes<T>;
   using P = Pack<T, kLanes>;
   const int64_t packs = d / kLanes;
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const P* gate = reinterpret_cast<const P*>(x + r * 2 * d);
-    const P* up = reinterpret_cast<const P*>(x + r * 2 * d + d);
-    P* row_out = reinterpret_cast<P*>(out + r * d);
+    const P* gate = reinterpret_cast<const P*>(x + r * x_stride);
+    const P* up = reinterpret_cast<const P*>(x + r * x_stride + d);
+    P* row_out = reinterpret_cast<P*>(out + r * out_stride);
     for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
       const P g = gate[p];
       const P u = up[p];
@@ -137,7 +138,9 @@ void GatedActivate(const GatedArgs& args, Activation act) {
     constexpr int kLanes = 16 / sizeof(T);
     const auto* x = static_cast<const T*>(args.x);
     auto* out = static_cast<T*>(args.out);
-    const bool vectorised = args.d % kLanes == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
+    const bool vectorised = args.d % kLanes == 0 && args.x_stride % kLanes == 0 &&
+                            args.out_stride % kLanes == 0 &&
+                            reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
                             reinterpret_cast<uintptr_t>(out) % 16 == 0;
     const int64_t per_row = vectorised ? args.d / kLanes : args.d;
     // A warp at least, a 1024-thread block at most; longer rows loop.
@@ -146,9 +149,11 @@ void GatedActivate(const GatedArgs& args, Activation act) {
     VisitActivation(act, [&](auto kind) {
       const ActivationOp<C, decltype(kind)::value, sizeof(T) == 2> op;
       if (vectorised) {
-        GatedKernel<T, kLanes><<<blocks, threads, 0, scope.stream()>>>(x, out, args.rows, args.d, op);
+        GatedKernel<T, kLanes><<<blocks, threads, 0, scope.stream()>>>(
+            x, out, args.rows, args.d, args.x_stride, args.out_stride, op);
       } else {
-        GatedKernel<T, 1><<<blocks, threads, 0, scope.stream()>>>(x, out, args.rows, args.d, op);
+        GatedKernel<T, 1><<<blocks, threads, 0, scope.stream()>>>(
+            x, out, args.rows, args.d, args.x_stride, args.out_stride, op);
       }
     });
     CheckLaunch();

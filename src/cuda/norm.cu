@@ -36,6 +36,9 @@ struct Rows {
   int64_t rows;
   int64_t hidden;
   C eps;
+  int64_t x_stride;  // elements between rows (64-bit offsets: row * stride may pass 2^31)
+  int64_t residual_stride;
+  int64_t out_stride;
 };
 
 template <class C>
@@ -101,9 +104,9 @@ __global__ void __launch_bounds__(kMaxRowThreads) RMSNormKernel(Rows<T> a) {
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const P*>(a.weight);
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
-    const auto* x = reinterpret_cast<const P*>(a.x + row * a.hidden);
-    auto* residual = reinterpret_cast<P*>(a.residual + row * a.hidden);
-    auto* out = reinterpret_cast<P*>(a.out + row * a.hidden);
+    const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
+    auto* residual = reinterpret_cast<P*>(a.residual + row * a.residual_stride);
+    auto* out = reinterpret_cast<P*>(a.out + row * a.out_stride);
     P cache[kCache > 0 ? kCache : 1];
     C sum_sq = 0;
     if (active) {
@@ -156,8 +159,8 @@ __global__ void __launch_bounds__(kMaxRowThreads) LayerNormKernel(Rows<T> a) {
   const auto* weight = reinterpret_cast<const P*>(a.weight);
   const auto* bias = reinterpret_cast<const P*>(a.bias);
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
-    const auto* x = reinterpret_cast<const P*>(a.x + row * a.hidden);
-    auto* out = reinterpret_cast<P*>(a.out + row * a.hidden);
+    const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
+    auto* out = reinterpret_cast<P*>(a.out + row * a.out_stride);
     P cache[kCache > 0 ? kCache : 1];
     C sum = 0;
     if (active) {
@@ -210,7 +213,9 @@ Rows<T> RowsOf(const NormArgs& args) {
   return Rows<T>{static_cast<const T*>(args.x),      static_cast<T*>(args.residual),
                  static_cast<const T*>(args.weight), static_cast<const T*>(args.bias),
                  static_cast<T*>(args.out),          args.rows,
-                 args.hidden,                        static_cast<C>(args.eps)};
+                 args.hidden,                        static_cast<C>(args.eps),
+                 args.x_stride,                      args.residual_stride,
+                 args.out_stride};
 }
 
 template <int N>
@@ -221,7 +226,9 @@ using Int = std::integral_constant<int, N>;
 template <class T, class Launch>
 void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch) {
   constexpr int kVectorLanes = 16 / sizeof(T);
-  bool aligned = args.hidden % kVectorLanes == 0;
+  // Every row start aligned: hidden and the row strides multiples of a pack.
+  bool aligned = args.hidden % kVectorLanes == 0 && args.x_stride % kVectorLanes == 0 &&
+                 args.residual_stride % kVectorLanes == 0 && args.out_stride % kVectorLanes == 0;
   for (const void* p : {args.x, static_cast<const void*>(args.residual), args.weight, args.bias,
                         static_cast<const void*>(args.out)}) {
     aligned = aligned && reinterpret_cast<uintptr_t>(p) % 16 == 0;  // null passes

@@ -69,9 +69,8 @@ __global__ void __launch_bounds__(512) RopeKernel(RopeArgs a) {
     for (int item = threadIdx.x; item < items; item += blockDim.x) {
       const int head = item / chunks;
       const int pair = (item - head * chunks) * kPairs;
-      T* head_ptr = head < num_heads
-                        ? query + (token * a.num_heads + head) * head_size
-                        : key + (token * a.num_kv_heads + (head - num_heads)) * head_size;
+      T* head_ptr = head < num_heads ? query + token * a.query_stride + head * head_size
+                                     : key + token * a.key_stride + (head - num_heads) * head_size;
       const Pack<TC, kPairs> c = LoadLanes<kPairs, kVector>(cos_row + pair);
       const Pack<TC, kPairs> s = LoadLanes<kPairs, kVector>(sin_row + pair);
       // x/y: the two halves (NeoX) or the interleaved pairs (GPT-J).
@@ -118,6 +117,7 @@ void LaunchRope(const RopeArgs& a, const DeviceScope& scope) {
   constexpr int kHeadLanes = kNeox ? kPairs : 2 * kPairs;
   const int64_t half = a.rot_dim / 2;
   const bool vector = half % kPairs == 0 && a.head_size % kHeadLanes == 0 &&
+                      a.query_stride % kHeadLanes == 0 && a.key_stride % kHeadLanes == 0 &&
                       AlignedTo(a.query, kHeadLanes * sizeof(T)) &&
                       (a.key == nullptr || AlignedTo(a.key, kHeadLanes * sizeof(T))) &&
                       AlignedTo(a.cos_sin_cache, kPairs * sizeof(TC));

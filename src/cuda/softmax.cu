@@ -177,7 +177,8 @@ __device__ __forceinline__ void GroupReduce(C (&v)[N], C* shared, Op op) {
 // and, for kVec > 1, x and out 16-byte aligned with cols % kVec == 0.
 template <class T, int kVec, int kGroup, int kPacks, bool kLog>
 __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<kGroup>)
-    RegisterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols) {
+    RegisterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
+                       int64_t out_stride) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kVec>;
@@ -198,7 +199,7 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
        first += int64_t{gridDim.x} * kRowsPerBlock) {
     const int64_t row = first + threadIdx.x / kGroup;
     const bool valid = row < rows;
-    const P* xr = reinterpret_cast<const P*>(x + row * cols);
+    const P* xr = reinterpret_cast<const P*>(x + row * x_stride);
     P cache[kPacks];
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
@@ -252,7 +253,7 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
     // that (v - max) - log(sum) is NaN there too.
     const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.rest;
     if (!valid) continue;
-    P* outr = reinterpret_cast<P*>(out + row * cols);
+    P* outr = reinterpret_cast<P*>(out + row * out_stride);
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
       const int64_t p = int64_t{s} * kGroup + lane;
@@ -295,7 +296,7 @@ constexpr int64_t kRegisterRowMaxPacks = int64_t{kMaxBlockThreads} * kPacksMax<k
 // longer than kRegisterRowMaxPacks are not launched.
 template <class T, int kVec, int kGroup = 1, int kPacks = 1>
 void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t rows, int64_t cols,
-                        bool log) {
+                        int64_t x_stride, int64_t out_stride, bool log) {
   const int64_t packs = cols / kVec;
   if (packs <= int64_t{kGroup} * kPacks) {
     constexpr int kBlock = RowBlockThreads<kGroup>();
@@ -303,19 +304,19 @@ void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t ro
     const int blocks = scope.StreamingBlocks(blocks_needed * kBlock, kBlock);
     if (log) {
       RegisterRowsKernel<T, kVec, kGroup, kPacks, true>
-          <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols);
+          <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols, x_stride, out_stride);
     } else {
       RegisterRowsKernel<T, kVec, kGroup, kPacks, false>
-          <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols);
+          <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols, x_stride, out_stride);
     }
   } else if constexpr (kGroup == 1 && kPacks < kPacksMid<kVec>) {
-    LaunchRegisterRows<T, kVec, 1, kPacks * 2>(scope, x, out, rows, cols, log);
+    LaunchRegisterRows<T, kVec, 1, kPacks * 2>(scope, x, out, rows, cols, x_stride, out_stride, log);
   } else if constexpr (kGroup < kMaxBlockThreads / 2) {
-    LaunchRegisterRows<T, kVec, kGroup * 2, kPacksMid<kVec>>(scope, x, out, rows, cols, log);
+    LaunchRegisterRows<T, kVec, kGroup * 2, kPacksMid<kVec>>(scope, x, out, rows, cols, x_stride, out_stride, log);
   } else if constexpr (kPacks < kPacksMax<kVec>) {
-    LaunchRegisterRows<T, kVec, kGroup, kPacksMax<kVec>>(scope, x, out, rows, cols, log);
+    LaunchRegisterRows<T, kVec, kGroup, kPacksMax<kVec>>(scope, x, out, rows, cols, x_stride, out_stride, log);
   } else if constexpr (kGroup < kMaxBlockThreads) {
-    LaunchRegisterRows<T, kVec, kGroup * 2, kPacks>(scope, x, out, rows, cols, log);
+    LaunchRegisterRows<T, kVec, kGroup * 2, kPacks>(scope, x, out, rows, cols, x_stride, out_stride, log);
   }
 }
 
@@ -363,18 +364,19 @@ __device__ __forceinline__ MaxSum<C> BlockMerge(MaxSum<C> acc, MaxSum<C>* shared
   return shared[32];
 }
 
-// kVec > 1 requires x and out to share their offset within 16 bytes, so one
-// head length aligns both.
+// kVec > 1 requires each row of x and of out to share their offset within 16
+// bytes, so one head length aligns both.
 template <class T, int kVec>
 __global__ void __launch_bounds__(kMaxBlockThreads)
-    BlockRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, bool log) {
+    BlockRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
+                    int64_t out_stride, bool log) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kVec>;
   __shared__ MaxSum<C> shared[33];
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const T* xr = x + row * cols;
-    T* outr = out + row * cols;
+    const T* xr = x + row * x_stride;
+    T* outr = out + row * out_stride;
     const auto addr = reinterpret_cast<uintptr_t>(xr);
     const int64_t head =
         kVec == 1 ? 0 : std::min<int64_t>(cols, ((16 - addr % 16) % 16) / sizeof(T));
@@ -424,19 +426,24 @@ void Softmax(const SoftmaxArgs& a) {
     const auto* x = static_cast<const T*>(a.x);
     auto* out = static_cast<T*>(a.out);
     const auto x_addr = reinterpret_cast<uintptr_t>(x), out_addr = reinterpret_cast<uintptr_t>(out);
-    const bool packed = x_addr % 16 == 0 && out_addr % 16 == 0 && a.cols % kVec == 0;
+    // Every row start 16-byte aligned.
+    const bool packed = x_addr % 16 == 0 && out_addr % 16 == 0 && a.cols % kVec == 0 &&
+                        a.x_stride % kVec == 0 && a.out_stride % kVec == 0;
     if (packed && a.cols / kVec <= kRegisterRowMaxPacks<kVec>) {
-      LaunchRegisterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.log);
+      LaunchRegisterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
     } else if (!packed && a.cols <= kRegisterRowMaxPacks<1>) {
-      LaunchRegisterRows<T, 1>(scope, x, out, a.rows, a.cols, a.log);
+      LaunchRegisterRows<T, 1>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
     } else {
       const int blocks = scope.StreamingBlocks(a.rows, 1);  // one row per block, SM-bounded
-      if (x_addr % 16 == out_addr % 16) {
+      // Rows of x and out at the same offset within 16 bytes, row after row.
+      const bool same_offsets = x_addr % 16 == out_addr % 16 &&
+                                (a.x_stride - a.out_stride) * int64_t{sizeof(T)} % 16 == 0;
+      if (same_offsets) {
         BlockRowsKernel<T, kVec><<<blocks, BlockThreads(a.cols / kVec), 0, scope.stream()>>>(
-            x, out, a.rows, a.cols, a.log);
+            x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
       } else {
         BlockRowsKernel<T, 1><<<blocks, BlockThreads(a.cols), 0, scope.stream()>>>(
-            x, out, a.rows, a.cols, a.log);
+            x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
       }
     }
     CheckLaunch();
