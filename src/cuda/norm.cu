@@ -6,9 +6,14 @@
 // packs when H and every pointer allow, else single elements. When the row
 // fits, a thread keeps its packs in registers (kCache <= 4 of them) between the
 // reduction and the output pass, so x is read from memory once; longer rows
-// (kCache == 0) are read again. Reductions: each thread sums its packs in
-// order, then a warp butterfly (every lane ends with the same bits), then the
-// per-warp partials in warp order; deterministic for a given launch shape.
+// (kCache == 0) are read again. A thread's weight (and bias) packs are loaded
+// with its row, before the reduction, so that their memory latency overlaps
+// x's instead of following it (at decode sizes a kernel is a chain of such
+// latencies). Reductions: each thread sums its packs in order, then a warp
+// butterfly (every lane ends with the same bits), then the per-warp partials
+// by a butterfly over one shared-memory exchange (one barrier per
+// reduction); deterministic for a given launch shape. Kernels are launched as
+// programmatic dependent launches (common.cuh).
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -50,18 +55,36 @@ __device__ __forceinline__ C WarpSum(C v) {
 
 // Sum of v over the threads of this row group; every thread gets the same
 // bits. Called by all threads of the block (it may synchronise the block).
+// The per-warp partials go to buffer[turn], the two buffers used in turn:
+// one barrier per reduction suffices, since a buffer is written again only
+// after the next reduction's barrier, which every thread passes after
+// reading it.
 template <class C>
-__device__ __forceinline__ C RowSum(C v, C* partials) {
+__device__ __forceinline__ C RowSum(C v, C (&buffer)[2][32], int& turn) {
   v = WarpSum(v);
   const int warps_per_row = blockDim.x / 32;
   if (warps_per_row == 1) return v;  // uniform over the block: no barrier needed
   const int lane = threadIdx.x % 32;
-  C* row_partials = partials + threadIdx.y * warps_per_row;
+  C* row_partials = buffer[turn] + threadIdx.y * warps_per_row;
+  turn ^= 1;
   if (lane == 0) row_partials[threadIdx.x / 32] = v;
   __syncthreads();
-  v = WarpSum(lane < warps_per_row ? row_partials[lane] : C(0));
-  __syncthreads();  // partials are reused by the next reduction
-  return v;
+  return WarpSum(lane < warps_per_row ? row_partials[lane] : C(0));
+}
+
+// This thread's packs of a per-column parameter (weight, bias) in registers
+// (kCache > 0): loaded once, before the first row's reduction.
+template <int kCache, class P>
+__device__ __forceinline__ void LoadParamPacks(const P* param, int64_t packs,
+                                               P (&cache)[kCache > 0 ? kCache : 1]) {
+  if constexpr (kCache > 0) {
+    if (param == nullptr) return;
+#pragma unroll
+    for (int slot = 0; slot < kCache; ++slot) {
+      const int64_t p = threadIdx.x + int64_t{slot} * blockDim.x;
+      if (p < packs) cache[slot] = param[p];
+    }
+  }
 }
 
 // fn(slot, p) for each pack p of this thread's share of a row of `packs`
@@ -100,9 +123,14 @@ __global__ void __launch_bounds__(kMaxRowThreads) RMSNormKernel(Rows<T> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
-  __shared__ C partials[32];
+  __shared__ C partials[2][32];
+  int turn = 0;
+  WaitForPriorGrids();
+  AllowDependentGrids();
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const P*>(a.weight);
+  P weight_cache[kCache > 0 ? kCache : 1];
+  LoadParamPacks<kCache>(weight, packs, weight_cache);
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
     auto* residual = reinterpret_cast<P*>(a.residual + row * a.residual_stride);
@@ -128,16 +156,18 @@ __global__ void __launch_bounds__(kMaxRowThreads) RMSNormKernel(Rows<T> a) {
         if constexpr (kCache > 0) cache[slot] = v;
       });
     }
-    const C inv_rms = C(1) / sqrt(RowSum(sum_sq, partials) / static_cast<C>(a.hidden) + a.eps);
+    const C inv_rms =
+        C(1) / sqrt(RowSum(sum_sq, partials, turn) / static_cast<C>(a.hidden) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-      P v;
+      P v, w;
       if constexpr (kCache > 0) {
         v = cache[slot];
+        w = weight_cache[slot];
       } else {
         v = kFusedAdd ? residual[p] : x[p];
+        w = weight[p];
       }
-      const P w = weight[p];
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) {
         const C normed = Types::Load(Types::Store(Types::Load(v.lane[i]) * inv_rms));
@@ -154,10 +184,16 @@ __global__ void __launch_bounds__(kMaxRowThreads) LayerNormKernel(Rows<T> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
-  __shared__ C partials[32];
+  __shared__ C partials[2][32];
+  int turn = 0;
+  WaitForPriorGrids();
+  AllowDependentGrids();
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const P*>(a.weight);
   const auto* bias = reinterpret_cast<const P*>(a.bias);
+  P weight_cache[kCache > 0 ? kCache : 1], bias_cache[kCache > 0 ? kCache : 1];
+  LoadParamPacks<kCache>(weight, packs, weight_cache);
+  LoadParamPacks<kCache>(bias, packs, bias_cache);
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
     auto* out = reinterpret_cast<P*>(a.out + row * a.out_stride);
@@ -171,7 +207,7 @@ __global__ void __launch_bounds__(kMaxRowThreads) LayerNormKernel(Rows<T> a) {
         if constexpr (kCache > 0) cache[slot] = v;
       });
     }
-    const C mean = RowSum(sum, partials) / static_cast<C>(a.hidden);
+    const C mean = RowSum(sum, partials, turn) / static_cast<C>(a.hidden);
     const auto row_pack = [&](int slot, int64_t p) {
       if constexpr (kCache > 0) {
         return cache[slot];
@@ -190,13 +226,19 @@ __global__ void __launch_bounds__(kMaxRowThreads) LayerNormKernel(Rows<T> a) {
         }
       });
     }
-    const C rstd = C(1) / sqrt(RowSum(sum_sq_dev, partials) / static_cast<C>(a.hidden) + a.eps);
+    const C rstd =
+        C(1) / sqrt(RowSum(sum_sq_dev, partials, turn) / static_cast<C>(a.hidden) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
       P v = row_pack(slot, p);
-      const P w = weight[p];
-      P b;
-      if (bias) b = bias[p];
+      P w, b;
+      if constexpr (kCache > 0) {
+        w = weight_cache[slot];
+        b = bias_cache[slot];
+      } else {
+        w = weight[p];
+        if (bias) b = bias[p];
+      }
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) {
         const C scaled = (Types::Load(v.lane[i]) - mean) * rstd * Types::Load(w.lane[i]);
@@ -266,8 +308,9 @@ void LaunchRMSNorm(const NormArgs& args) {
   VisitCudaType(args.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     LaunchRows<T>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
-      RMSNormKernel<T, decltype(lanes)::value, decltype(cache)::value, kFusedAdd>
-          <<<grid, block, 0, scope.stream()>>>(RowsOf<T>(args));
+      LaunchDependent(scope,
+                      RMSNormKernel<T, decltype(lanes)::value, decltype(cache)::value, kFusedAdd>,
+                      grid, block, RowsOf<T>(args));
     });
   });
   CheckLaunch();
@@ -284,8 +327,8 @@ void LayerNorm(const NormArgs& args) {
   VisitCudaType(args.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     LaunchRows<T>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
-      LayerNormKernel<T, decltype(lanes)::value, decltype(cache)::value>
-          <<<grid, block, 0, scope.stream()>>>(RowsOf<T>(args));
+      LaunchDependent(scope, LayerNormKernel<T, decltype(lanes)::value, decltype(cache)::value>,
+                      grid, block, RowsOf<T>(args));
     });
   });
   CheckLaunch();
