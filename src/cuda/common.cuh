@@ -39,6 +39,8 @@ class DeviceScope {
   int Multiprocessors() const;
   // Whether the device has programmatic dependent launch (sm_90 and later).
   bool HasDependentLaunch() const;
+  // Whether the device has thread block clusters (sm_90 and later, too).
+  bool HasClusters() const { return HasDependentLaunch(); }
 
  private:
   tvm::ffi::CUDADeviceGuard guard_;

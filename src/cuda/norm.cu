@@ -26,7 +26,16 @@ namespace cuda {
 namespace {
 
 constexpr int kMaxRowThreads = 1024;
-constexpr int kMaxCache = 4;  // packs per thread kept in registers (8 spills)
+// Rows kept in registers use at most this many threads: their launch bounds
+// then leave 128 registers a thread for the row's and the weight's packs (at
+// 1024 threads, 64 registers spill them).
+constexpr int kMaxCachedRowThreads = 512;
+constexpr int kMaxCache = 4;  // packs per thread kept in registers
+
+template <int kCache>
+constexpr int RowBlockBound() {
+  return kCache > 0 ? kMaxCachedRowThreads : kMaxRowThreads;
+}
 constexpr int kMinBlockThreads = 128;  // short rows: several rows per block
 
 // Typed pointers of one launch.
@@ -119,7 +128,7 @@ __device__ __forceinline__ void ForBlockRows(int64_t rows, Fn&& fn) {
 // roundings: the fused sum is rounded to T before it feeds the variance, and
 // out = T(T(v * inv_rms) * weight).
 template <class T, int kLanes, int kCache, bool kFusedAdd>
-__global__ void __launch_bounds__(kMaxRowThreads) RMSNormKernel(Rows<T> a) {
+__global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
@@ -180,7 +189,7 @@ __global__ void __launch_bounds__(kMaxRowThreads) RMSNormKernel(Rows<T> a) {
 
 // Two-pass mean and variance in C, then out = (x - mean) * rstd * w + b.
 template <class T, int kLanes, int kCache>
-__global__ void __launch_bounds__(kMaxRowThreads) LayerNormKernel(Rows<T> a) {
+__global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<T> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
@@ -280,13 +289,16 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch)
   // loads in flight and a row needs few warps (cheap reductions): as many
   // threads as that takes (a warp at least), then the smallest cache depth
   // (a power of two) that holds the row. Rows longer than kMaxCache packs
-  // per thread of a full block stream instead (cache 0).
+  // per thread of a kMaxCachedRowThreads block stream instead (cache 0, up
+  // to kMaxRowThreads threads).
   const int64_t threads_for_row = ((packs + kMaxCache - 1) / kMaxCache + 31) / 32 * 32;
-  const int row_threads =
-      static_cast<int>(std::clamp<int64_t>(threads_for_row, 32, kMaxRowThreads));
+  int row_threads = static_cast<int>(std::clamp<int64_t>(threads_for_row, 32, kMaxRowThreads));
   int cache = 1;
   while (cache < kMaxCache && packs > int64_t{cache} * row_threads) cache *= 2;
-  if (!aligned || packs > int64_t{cache} * row_threads) cache = 0;
+  if (!aligned || row_threads > kMaxCachedRowThreads || packs > int64_t{cache} * row_threads) {
+    cache = 0;
+    row_threads = static_cast<int>(std::min<int64_t>(threads_for_row, kMaxRowThreads));
+  }
   const int rows_per_block = std::max(1, kMinBlockThreads / row_threads);
   const dim3 block(row_threads, rows_per_block);
   const int64_t tiles = (args.rows + rows_per_block - 1) / rows_per_block;

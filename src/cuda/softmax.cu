@@ -15,6 +15,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#include <cooperative_groups.h>
+
+#include <type_traits>
+
 #include "src/core/kernels.h"
 #include "src/cuda/common.cuh"
 #include "src/cuda/elementwise.cuh"  // Pack
@@ -364,6 +368,154 @@ __device__ __forceinline__ MaxSum<C> BlockMerge(MaxSum<C> acc, MaxSum<C>* shared
   return shared[32];
 }
 
+// ---- Long rows held by a cluster: one read, one write --------------------------
+//
+// A row too long for one block's registers (a vocabulary of 32000 to ~150000
+// logits) is split over a cluster of kClusterMax or fewer blocks of kThreads
+// threads, each thread holding kPacks packs of it in registers. Each thread takes the max
+// of its values and their ExpSum relative to it (per pack in C, across packs
+// in double), the block merges those (BlockMerge), and the blocks of the
+// cluster exchange their (max, sum) through distributed shared memory and
+// merge them in rank order (the same bits in every block). The values still
+// in registers are then written: x is read from memory once, as in the
+// register kernel, instead of twice as in the online one.
+constexpr int kClusterMax = 8;  // the portable cluster size limit
+
+// 256-thread blocks run two per SM (<= 128 registers a thread), so that one
+// row's loads overlap another's math; 512-thread blocks (the longest rows)
+// one. At most 8 packs a thread: 16-bit values at 12 spill.
+template <class T, int kVec, int kThreads, int kPacks, bool kLog>
+__global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
+    ClusterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
+                      int64_t out_stride) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // clusters are sm_90+; the launcher never picks this kernel below
+#else
+  using Types = CudaTypes<T>;
+  using C = typename Types::Compute;
+  using P = Pack<T, kVec>;
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  const int cluster_size = static_cast<int>(cluster.num_blocks());
+  const int rank = static_cast<int>(cluster.block_rank());
+  __shared__ MaxSum<C> shared[33];
+  __shared__ MaxSum<C> block_total;  // read by the cluster's other blocks
+  const int64_t packs = cols / kVec;
+  const int64_t first_pack = int64_t{rank} * kThreads * kPacks + threadIdx.x;
+  const int64_t clusters = gridDim.x / cluster_size;
+  P neg_inf;
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) neg_inf.lane[k] = Types::Store(NegInf<C>());
+  for (int64_t row = blockIdx.x / cluster_size; row < rows; row += clusters) {
+    const P* xr = reinterpret_cast<const P*>(x + row * x_stride);
+    P cache[kPacks];
+#pragma unroll
+    for (int s = 0; s < kPacks; ++s) {
+      const int64_t p = first_pack + s * kThreads;
+      cache[s] = p < packs ? xr[p] : neg_inf;
+    }
+    // The compiler would keep every converted value from one pass to the
+    // next (spilling at 12 16-bit packs); an empty asm "changing" the packs
+    // makes it convert them again (one instruction per value) instead.
+    const auto forget_converted = [&] {
+#pragma unroll
+      for (int s = 0; s < kPacks; ++s) {
+        auto* words = reinterpret_cast<uint32_t*>(&cache[s]);
+#pragma unroll
+        for (int w = 0; w < int{sizeof(P) / 4}; ++w) asm volatile("" : "+r"(words[w]));
+      }
+    };
+    C max = NegInf<C>();
+#pragma unroll
+    for (int s = 0; s < kPacks; ++s)
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) max = fmax(max, Types::Load(cache[s].lane[k]));
+    forget_converted();
+    MaxSum<C> acc{max, {0.0, 0.0}};
+#pragma unroll
+    for (int s = 0; s < kPacks; ++s) {
+      ExpSum<C> pack_sum{C(0), C(0)};
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) pack_sum.Add(Types::Load(cache[s].lane[k]), max);
+      acc.sum = acc.sum + ExpSum<double>{pack_sum.ones, pack_sum.rest};
+    }
+    forget_converted();
+    const MaxSum<C> block = BlockMerge(acc, shared);
+    if (threadIdx.x == 0) block_total = block;
+    cluster.sync();
+    MaxSum<C> total = *cluster.map_shared_rank(&block_total, 0);
+    for (int r = 1; r < cluster_size; ++r) total.Merge(*cluster.map_shared_rank(&block_total, r));
+    cluster.sync();  // block_total is rewritten by the next row, or gone when the block exits
+    // softmax: exp(v - max) * (1 / sum); log_softmax: (v - max) - log(sum).
+    const C scale = kLog ? total.sum.template Scale<C>(true) : C(1) / total.sum.template Scale<C>(false);
+    P* outr = reinterpret_cast<P*>(out + row * out_stride);
+#pragma unroll
+    for (int s = 0; s < kPacks; ++s) {
+      const int64_t p = first_pack + s * kThreads;
+      if (p < packs) {
+        P pack;
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+          const C v = Types::Load(cache[s].lane[k]);
+          pack.lane[k] = Types::Store(kLog ? (v - total.max) - scale : ExpShifted(v, total.max) * scale);
+        }
+        outr[p] = pack;
+      }
+    }
+  }
+#endif
+}
+
+// The largest row the cluster kernel holds: kClusterMax blocks of 512
+// threads with 8 packs each (262144 16-bit values, 131072 float32 ones).
+constexpr int64_t kClusterRowMaxPacks = int64_t{kClusterMax} * 512 * 8;
+
+// Launches ClusterRowsKernel with the first (threads, packs per thread) of
+// (256, 4), (256, 8), (512, 8), with the smallest cluster (2, 4 or 8 blocks)
+// that holds a row: few registers, then few blocks to merge. Rows of more
+// than kClusterRowMaxPacks packs are not launched.
+template <class T, int kVec>
+void LaunchClusterRows(const DeviceScope& scope, const T* x, T* out, int64_t rows, int64_t cols,
+                       int64_t x_stride, int64_t out_stride, bool log) {
+  const int64_t packs = cols / kVec;
+  constexpr int kShapes[3][2] = {{256, 4}, {256, 8}, {512, 8}};
+  int cluster = kClusterMax, shape = 2;
+  for (int i = 0, found = 0; i < 3 && !found; ++i) {
+    for (int c = 2; c <= kClusterMax && !found; c *= 2) {
+      if (packs <= int64_t{c} * kShapes[i][0] * kShapes[i][1]) cluster = c, shape = i, found = 1;
+    }
+  }
+  // Enough clusters to fill the GPU a few times over, no more than rows.
+  const int64_t clusters = std::min<int64_t>(rows, std::max(1, 4 * scope.Multiprocessors() / cluster));
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(clusters * cluster));
+  config.blockDim = dim3(static_cast<unsigned>(kShapes[shape][0]));
+  config.stream = scope.stream();
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute[0].val.clusterDim.y = 1;
+  attribute[0].val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  const auto launch = [&](auto threads_tag, auto packs_tag) {
+    constexpr int kThreads = decltype(threads_tag)::value, kPacks = decltype(packs_tag)::value;
+    if (log) {
+      HETKERN_CUDA_CHECK(cudaLaunchKernelEx(&config, ClusterRowsKernel<T, kVec, kThreads, kPacks, true>,
+                                            x, out, rows, cols, x_stride, out_stride));
+    } else {
+      HETKERN_CUDA_CHECK(cudaLaunchKernelEx(&config, ClusterRowsKernel<T, kVec, kThreads, kPacks, false>,
+                                            x, out, rows, cols, x_stride, out_stride));
+    }
+  };
+  using std::integral_constant;
+  switch (shape) {
+    case 0: return launch(integral_constant<int, 256>{}, integral_constant<int, 4>{});
+    case 1: return launch(integral_constant<int, 256>{}, integral_constant<int, 8>{});
+    default: return launch(integral_constant<int, 512>{}, integral_constant<int, 8>{});
+  }
+}
+
 // kVec > 1 requires each row of x and of out to share their offset within 16
 // bytes, so one head length aligns both.
 template <class T, int kVec>
@@ -429,7 +581,20 @@ void Softmax(const SoftmaxArgs& a) {
     // Every row start 16-byte aligned.
     const bool packed = x_addr % 16 == 0 && out_addr % 16 == 0 && a.cols % kVec == 0 &&
                         a.x_stride % kVec == 0 && a.out_stride % kVec == 0;
-    if (packed && a.cols / kVec <= kRegisterRowMaxPacks<kVec>) {
+    // Rows of up to half a block of threads' registers stay in the register
+    // kernel; longer ones (whose 1024-thread blocks would spill) go to a
+    // cluster, float64 excepted (its 2-lane packs would need 2x the packs).
+    const int64_t packs = a.cols / kVec;
+    bool cluster = false;
+    if constexpr (kVec > 2) {
+      cluster = packed && packs > kRegisterRowMaxPacks<kVec> / 2 &&
+                packs <= kClusterRowMaxPacks && scope.HasClusters();
+      if (cluster) {
+        LaunchClusterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
+      }
+    }
+    if (cluster) {
+    } else if (packed && packs <= kRegisterRowMaxPacks<kVec>) {
       LaunchRegisterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
     } else if (!packed && a.cols <= kRegisterRowMaxPacks<1>) {
       LaunchRegisterRows<T, 1>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
