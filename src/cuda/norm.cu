@@ -145,12 +145,32 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T>
     auto* residual = reinterpret_cast<P*>(a.residual + row * a.residual_stride);
     auto* out = reinterpret_cast<P*>(a.out + row * a.out_stride);
     P cache[kCache > 0 ? kCache : 1];
+    P residual_cache[kCache > 0 && kFusedAdd ? kCache : 1];
     C sum_sq = 0;
     if (active) {
+      // All loads first: the compiler may not move a load of x above a
+      // store to residual (they may alias), so loading slot by slot between
+      // the stores would chain one memory latency per slot.
+      if constexpr (kCache > 0) {
+        ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+          cache[slot] = x[p];
+          if constexpr (kFusedAdd) residual_cache[slot] = residual[p];
+        });
+      }
       ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-        P v = x[p];
+        P v;
+        if constexpr (kCache > 0) {
+          v = cache[slot];
+        } else {
+          v = x[p];
+        }
         if constexpr (kFusedAdd) {
-          const P r = residual[p];
+          P r;
+          if constexpr (kCache > 0) {
+            r = residual_cache[slot];
+          } else {
+            r = residual[p];
+          }
 #pragma unroll
           for (int i = 0; i < kLanes; ++i) {
             v.lane[i] = Types::Store(Types::Load(v.lane[i]) + Types::Load(r.lane[i]));

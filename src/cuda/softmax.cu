@@ -370,16 +370,47 @@ __device__ __forceinline__ MaxSum<C> BlockMerge(MaxSum<C> acc, MaxSum<C>* shared
 
 // ---- Long rows held by a cluster: one read, one write --------------------------
 //
-// A row too long for one block's registers (a vocabulary of 32000 to ~150000
+// A row too long for one block's registers (a vocabulary of 32000 to ~260000
 // logits) is split over a cluster of kClusterMax or fewer blocks of kThreads
-// threads, each thread holding kPacks packs of it in registers. Each thread takes the max
-// of its values and their ExpSum relative to it (per pack in C, across packs
-// in double), the block merges those (BlockMerge), and the blocks of the
-// cluster exchange their (max, sum) through distributed shared memory and
-// merge them in rank order (the same bits in every block). The values still
-// in registers are then written: x is read from memory once, as in the
-// register kernel, instead of twice as in the online one.
+// threads, each thread holding kPacks packs of it in registers: x is read
+// from memory once, as in the register kernel, instead of twice as in the
+// online one. Two cheap reductions over the cluster, no exp in either: the
+// row's max, then the ones + rest sum of exp(x - max) (per pack in C,
+// beyond in double). Each goes warp butterfly -> per-warp values in shared
+// memory -> butterfly over the warps -> per-block values read by every
+// warp from every block of the cluster (distributed shared memory) ->
+// butterfly over the blocks: every thread of the cluster ends with the same
+// bits, in an order fixed by the launch shape.
 constexpr int kClusterMax = 8;  // the portable cluster size limit
+
+template <class V, class Op>
+__device__ __forceinline__ V ButterflyOver(V v, int lanes, Op op) {
+  for (int offset = lanes / 2; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+
+// op-reduction of v over the cluster (all its threads call it). `warps` and
+// `blocks` are this reduction's own shared slots: a slot is written again
+// only after the next cluster barrier (the next reduction's, or the
+// kernel's last), which every reader passes after reading it.
+template <class V, class Op>
+__device__ __forceinline__ V ClusterReduce(V v, V* warps, V* block, Op op) {
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  const int lane = threadIdx.x % 32, n_warps = blockDim.x / 32;
+  v = ButterflyOver(v, 32, op);
+  if (lane == 0) warps[threadIdx.x / 32] = v;
+  __syncthreads();
+  // Lane l takes warp l % n_warps (then block l % n_blocks): every aligned
+  // group of lanes holds all the values, and a butterfly of a commutative op
+  // gives all its lanes the same bits.
+  v = ButterflyOver(warps[lane % n_warps], n_warps, op);
+  if (threadIdx.x == 0) *block = v;
+  cluster.sync();
+  const int n_blocks = static_cast<int>(cluster.num_blocks());
+  v = *cluster.map_shared_rank(block, lane % n_blocks);
+  return ButterflyOver(v, n_blocks, op);
+}
 
 // 256-thread blocks run two per SM (<= 128 registers a thread), so that one
 // row's loads overlap another's math; 512-thread blocks (the longest rows)
@@ -398,14 +429,18 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
   const cg::cluster_group cluster = cg::this_cluster();
   const int cluster_size = static_cast<int>(cluster.num_blocks());
   const int rank = static_cast<int>(cluster.block_rank());
-  __shared__ MaxSum<C> shared[33];
-  __shared__ MaxSum<C> block_total;  // read by the cluster's other blocks
+  __shared__ C warp_max[kThreads / 32];
+  __shared__ double warp_ones[kThreads / 32], warp_rest[kThreads / 32];
+  __shared__ C block_max;  // the block slots are read by the cluster's other blocks
+  __shared__ double block_ones, block_rest;
   const int64_t packs = cols / kVec;
   const int64_t first_pack = int64_t{rank} * kThreads * kPacks + threadIdx.x;
   const int64_t clusters = gridDim.x / cluster_size;
   P neg_inf;
 #pragma unroll
   for (int k = 0; k < kVec; ++k) neg_inf.lane[k] = Types::Store(NegInf<C>());
+  const auto fmax_op = [](C a, C b) { return fmax(a, b); };
+  const auto add_op = [](double a, double b) { return a + b; };
   for (int64_t row = blockIdx.x / cluster_size; row < rows; row += clusters) {
     const P* xr = reinterpret_cast<const P*>(x + row * x_stride);
     P cache[kPacks];
@@ -430,24 +465,23 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
     for (int s = 0; s < kPacks; ++s)
 #pragma unroll
       for (int k = 0; k < kVec; ++k) max = fmax(max, Types::Load(cache[s].lane[k]));
+    max = ClusterReduce(max, warp_max, &block_max, fmax_op);
     forget_converted();
-    MaxSum<C> acc{max, {0.0, 0.0}};
+    double ones = 0.0, rest = 0.0;
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
       ExpSum<C> pack_sum{C(0), C(0)};
 #pragma unroll
       for (int k = 0; k < kVec; ++k) pack_sum.Add(Types::Load(cache[s].lane[k]), max);
-      acc.sum = acc.sum + ExpSum<double>{pack_sum.ones, pack_sum.rest};
+      ones += pack_sum.ones;
+      rest += pack_sum.rest;
     }
     forget_converted();
-    const MaxSum<C> block = BlockMerge(acc, shared);
-    if (threadIdx.x == 0) block_total = block;
-    cluster.sync();
-    MaxSum<C> total = *cluster.map_shared_rank(&block_total, 0);
-    for (int r = 1; r < cluster_size; ++r) total.Merge(*cluster.map_shared_rank(&block_total, r));
-    cluster.sync();  // block_total is rewritten by the next row, or gone when the block exits
+    ones = ClusterReduce(ones, warp_ones, &block_ones, add_op);
+    rest = ClusterReduce(rest, warp_rest, &block_rest, add_op);
+    const ExpSum<double> sum{ones, rest};
     // softmax: exp(v - max) * (1 / sum); log_softmax: (v - max) - log(sum).
-    const C scale = kLog ? total.sum.template Scale<C>(true) : C(1) / total.sum.template Scale<C>(false);
+    const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.template Scale<C>(false);
     P* outr = reinterpret_cast<P*>(out + row * out_stride);
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
@@ -457,12 +491,13 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
           const C v = Types::Load(cache[s].lane[k]);
-          pack.lane[k] = Types::Store(kLog ? (v - total.max) - scale : ExpShifted(v, total.max) * scale);
+          pack.lane[k] = Types::Store(kLog ? (v - max) - scale : ExpShifted(v, max) * scale);
         }
         outr[p] = pack;
       }
     }
   }
+  cluster.sync();  // no block exits while another may still read its slots
 #endif
 }
 
