@@ -311,8 +311,8 @@ def test_read_only_non_contiguous_and_overlapping_out(op):
 # ---- CUDA --------------------------------------------------------------------
 
 CUDA_LENGTHS = LENGTHS + [2048, 4096, 32000, HUGE, 2**20 + 3]
-# Rows held by a cluster of blocks (16-bit: over 16384 elements; float32: over
-# 16384), of every cluster shape, and the first lengths past them.
+# Rows held by a cluster of blocks when few (over 32768 16-bit or float32
+# elements, up to 262144), of every cluster shape, and lengths around them.
 VOCAB_LENGTHS = [16392, 32000, 65536, 128256, 151936, 262144, 262152]
 
 
@@ -362,7 +362,7 @@ def test_cuda_vocabulary_rows(dtype, op):
         x[1, :] = -INF
         x[2, length // 3] = INF if n_rows > 3 else NAN
         check(ours(x), x, theirs)
-    x = rows_of(600, 32000, dtype, "cuda", seed=7)  # more rows than clusters at once
+    x = rows_of(300, 40000, dtype, "cuda", seed=7)  # too many rows for clusters: one block each
     check(ours(x), x, theirs)
 
 

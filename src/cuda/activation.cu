@@ -1,5 +1,5 @@
 // CUDA kernels of the activations (through MapUnary's streaming kernel) and of
-// the gated activations (one block per row, 16-byte packs when d allows).
+// the gated activations (blocks over rows x chunks of packs; see GatedKernel).
 #include <algorithm>
 #include <cstdint>
 
@@ -134,24 +134,14 @@ __global__ void __launch_bounds__(kGatedThreads)
   }
 }
 
-template <class T, int kLanes, class Op>
+template <class T, int kLanes, int kUnroll, class Op>
 void LaunchGated(const GatedArgs& args, const DeviceScope& scope, const Op& op) {
-  const auto* x = static_cast<const T*>(args.x);
-  auto* out = static_cast<T*>(args.out);
   const int64_t packs = args.d / kLanes;
-  // Few rows (decode): one pack per thread, so that the row spreads over
-  // several SMs; many rows: 4 packs per thread, more bytes in flight each.
-  const bool few = args.rows * packs < int64_t{kGatedThreads} * 4 * scope.Multiprocessors();
-  const int unroll = few ? 1 : 4;
-  const int64_t chunks = (packs + int64_t{kGatedThreads} * unroll - 1) / (int64_t{kGatedThreads} * unroll);
+  const int64_t chunks = (packs + int64_t{kGatedThreads} * kUnroll - 1) / (int64_t{kGatedThreads} * kUnroll);
   const dim3 grid(static_cast<unsigned>(chunks), static_cast<unsigned>(std::min<int64_t>(args.rows, 65535)));
-  if (few) {
-    LaunchDependent(scope, GatedKernel<T, kLanes, 1, Op>, grid, dim3(kGatedThreads), x, out, args.rows,
-                    args.d, args.x_stride, args.out_stride, op);
-  } else {
-    LaunchDependent(scope, GatedKernel<T, kLanes, 4, Op>, grid, dim3(kGatedThreads), x, out, args.rows,
-                    args.d, args.x_stride, args.out_stride, op);
-  }
+  LaunchDependent(scope, GatedKernel<T, kLanes, kUnroll, Op>, grid, dim3(kGatedThreads),
+                  static_cast<const T*>(args.x), static_cast<T*>(args.out), args.rows, args.d,
+                  args.x_stride, args.out_stride, op);
 }
 
 }  // namespace
@@ -177,12 +167,20 @@ void GatedActivate(const GatedArgs& args, Activation act) {
                             args.out_stride % kLanes == 0 &&
                             reinterpret_cast<uintptr_t>(args.x) % 16 == 0 &&
                             reinterpret_cast<uintptr_t>(args.out) % 16 == 0;
+    // Up to ~16 blocks of one pack a thread per SM (decode and mid sizes):
+    // 8-byte packs, twice the threads, so that each thread's chain of
+    // activations (erf, exp: tens of instructions a value) is half as long.
+    // Larger: 16-byte packs, 4 a thread, more bytes in flight per thread.
+    const int64_t work = args.rows * (args.d / kLanes);
+    const bool small = work <= int64_t{16} * kGatedThreads * scope.Multiprocessors();
     VisitActivation(act, [&](auto kind) {
       const ActivationOp<C, decltype(kind)::value, sizeof(T) == 2> op;
-      if (vectorised) {
-        LaunchGated<T, kLanes>(args, scope, op);
+      if (!vectorised) {
+        LaunchGated<T, 1, 1>(args, scope, op);
+      } else if (small) {
+        LaunchGated<T, kLanes / 2, 1>(args, scope, op);
       } else {
-        LaunchGated<T, 1>(args, scope, op);
+        LaunchGated<T, kLanes, 4>(args, scope, op);
       }
     });
     CheckLaunch();

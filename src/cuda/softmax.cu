@@ -2,9 +2,11 @@
 //
 // Rows of up to 32768 elements (16384 float64): a group of 1..1024 threads
 // per row, each holding up to 16 (32 for the longest rows) values, keeps the
-// row in registers: one global read, one write. Longer
-// rows: one block per row, an online (max, sum) pass over the row, a block
-// reduction, then a read+write pass (the re-read mostly hits L2).
+// row in registers: one global read, one write. Longer rows, when few (a
+// decode step's logits): a cluster of 2-8 blocks per row keeps it in
+// registers (sm_90+). Otherwise one block per row, an online (max, sum) pass
+// over the row, a block reduction, then a read+write pass (the re-read
+// mostly hits L2).
 // 16-byte packs wherever x and out allow, scalar elements otherwise.
 //
 // Sums of exp(x - max) are kept as ones + rest, as on the CPU (softmax.h):
@@ -370,8 +372,8 @@ __device__ __forceinline__ MaxSum<C> BlockMerge(MaxSum<C> acc, MaxSum<C>* shared
 
 // ---- Long rows held by a cluster: one read, one write --------------------------
 //
-// A row too long for one block's registers (a vocabulary of 32000 to ~260000
-// logits) is split over a cluster of kClusterMax or fewer blocks of kThreads
+// A row too long for one block's registers (32768 to 262144 16-bit or
+// float32 logits), when there are few such rows, is split over a cluster of kClusterMax or fewer blocks of kThreads
 // threads, each thread holding kPacks packs of it in registers: x is read
 // from memory once, as in the register kernel, instead of twice as in the
 // online one. Two cheap reductions over the cluster, no exp in either: the
@@ -505,30 +507,36 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
 // threads with 8 packs each (262144 16-bit values, 131072 float32 ones).
 constexpr int64_t kClusterRowMaxPacks = int64_t{kClusterMax} * 512 * 8;
 
-// Launches ClusterRowsKernel with the first (threads, packs per thread) of
-// (256, 4), (256, 8), (512, 8), with the smallest cluster (2, 4 or 8 blocks)
-// that holds a row: few registers, then few blocks to merge. Rows of more
-// than kClusterRowMaxPacks packs are not launched.
-template <class T, int kVec>
-void LaunchClusterRows(const DeviceScope& scope, const T* x, T* out, int64_t rows, int64_t cols,
-                       int64_t x_stride, int64_t out_stride, bool log) {
-  const int64_t packs = cols / kVec;
+// The launch shape of a row of `packs` packs: the first (threads, packs per
+// thread) of (256, 4), (256, 8), (512, 8), with the smallest cluster (2, 4
+// or 8 blocks) that holds it: few registers, then few blocks to merge.
+struct ClusterShape {
+  int blocks;  // per cluster (per row)
+  int threads;
+  int packs;   // per thread
+  int BlocksPerSm() const { return threads <= 256 ? 2 : 1; }
+};
+
+inline ClusterShape PickClusterShape(int64_t packs) {
   constexpr int kShapes[3][2] = {{256, 4}, {256, 8}, {512, 8}};
-  int cluster = kClusterMax, shape = 2;
-  for (int i = 0, found = 0; i < 3 && !found; ++i) {
-    for (int c = 2; c <= kClusterMax && !found; c *= 2) {
-      if (packs <= int64_t{c} * kShapes[i][0] * kShapes[i][1]) cluster = c, shape = i, found = 1;
+  for (const auto& shape : kShapes) {
+    for (int c = 2; c <= kClusterMax; c *= 2) {
+      if (packs <= int64_t{c} * shape[0] * shape[1]) return {c, shape[0], shape[1]};
     }
   }
-  // Enough clusters to fill the GPU a few times over, no more than rows.
-  const int64_t clusters = std::min<int64_t>(rows, std::max(1, 4 * scope.Multiprocessors() / cluster));
+  return {kClusterMax, 512, 8};  // callers check packs <= kClusterRowMaxPacks
+}
+
+template <class T, int kVec>
+void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, const T* x, T* out,
+                       int64_t rows, int64_t cols, int64_t x_stride, int64_t out_stride, bool log) {
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(clusters * cluster));
-  config.blockDim = dim3(static_cast<unsigned>(kShapes[shape][0]));
+  config.gridDim = dim3(static_cast<unsigned>(rows * shape.blocks));  // one cluster per row
+  config.blockDim = dim3(static_cast<unsigned>(shape.threads));
   config.stream = scope.stream();
   cudaLaunchAttribute attribute[1];
   attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute[0].val.clusterDim.x = static_cast<unsigned>(shape.blocks);
   attribute[0].val.clusterDim.y = 1;
   attribute[0].val.clusterDim.z = 1;
   config.attrs = attribute;
@@ -544,11 +552,9 @@ void LaunchClusterRows(const DeviceScope& scope, const T* x, T* out, int64_t row
     }
   };
   using std::integral_constant;
-  switch (shape) {
-    case 0: return launch(integral_constant<int, 256>{}, integral_constant<int, 4>{});
-    case 1: return launch(integral_constant<int, 256>{}, integral_constant<int, 8>{});
-    default: return launch(integral_constant<int, 512>{}, integral_constant<int, 8>{});
-  }
+  if (shape.threads == 512) return launch(integral_constant<int, 512>{}, integral_constant<int, 8>{});
+  if (shape.packs == 8) return launch(integral_constant<int, 256>{}, integral_constant<int, 8>{});
+  return launch(integral_constant<int, 256>{}, integral_constant<int, 4>{});
 }
 
 // kVec > 1 requires each row of x and of out to share their offset within 16
@@ -616,16 +622,24 @@ void Softmax(const SoftmaxArgs& a) {
     // Every row start 16-byte aligned.
     const bool packed = x_addr % 16 == 0 && out_addr % 16 == 0 && a.cols % kVec == 0 &&
                         a.x_stride % kVec == 0 && a.out_stride % kVec == 0;
-    // Rows of up to half a block of threads' registers stay in the register
-    // kernel; longer ones (whose 1024-thread blocks would spill) go to a
-    // cluster, float64 excepted (its 2-lane packs would need 2x the packs).
+    // Rows longer than the register kernel holds (the online kernel's, which
+    // reads x twice), when there are few of them: each row over a cluster,
+    // so that a decode step's few logits rows use several SMs each and are
+    // read once. With more rows than that fills the GPU at once, one block
+    // per row (the online kernel) is faster: the cluster's per-row latency
+    // (three cluster barriers, every value exp'd twice) is not hidden
+    // (measured: 4096x128256 bf16 2.58 ms against 1.37 ms).
     const int64_t packs = a.cols / kVec;
     bool cluster = false;
-    if constexpr (kVec > 2) {
-      cluster = packed && packs > kRegisterRowMaxPacks<kVec> / 2 &&
-                packs <= kClusterRowMaxPacks && scope.HasClusters();
-      if (cluster) {
-        LaunchClusterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
+    if constexpr (kVec > 2) {  // not float64: its 2-lane packs would need 2x the registers
+      if (packed && packs > kRegisterRowMaxPacks<kVec> && packs <= kClusterRowMaxPacks &&
+          scope.HasClusters()) {
+        const ClusterShape shape = PickClusterShape(packs);
+        cluster = a.rows * shape.blocks <= int64_t{shape.BlocksPerSm()} * scope.Multiprocessors();
+        if (cluster) {
+          LaunchClusterRows<T, kVec>(scope, shape, x, out, a.rows, a.cols, a.x_stride, a.out_stride,
+                                     a.log);
+        }
       }
     }
     if (cluster) {
