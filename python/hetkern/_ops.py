@@ -27,7 +27,7 @@ from tvm_ffi import from_dlpack as _from_dlpack
 
 from . import _lib
 from ._registry import (ARRAY, ARRAY_OR_NUMBER, AXIS, BOOL, DTYPE, DTYPE_NAMES, INT, NUMBER,
-                        OPTIONAL_ARRAY, OPS, REQUIRED, STR, Op, result_shape)
+                        OPTIONAL_ARRAY, OPS, REQUIRED, STR, Op, reduced, result_shape, rows)
 
 _ndarray = np.ndarray
 
@@ -326,6 +326,7 @@ def _dtype_label(a) -> str:
 _NS: dict = {
     "_ndarray": _ndarray,
     "_np_empty_like": np.empty_like,
+    "_np_empty": np.empty,
     "_Tensor": _NeverAnArray,
     "_torch_empty_like": None,
 }
@@ -370,12 +371,16 @@ def _source(op: Op) -> str:
             f"        {slow}",
         ]
     else:
-        shape_args = ", ".join(a.name for a in op.args if not a.is_array)
         lines += [
             f"    if not ({' and '.join([f'({native})'] + guards)}):",
             f"        {slow}",
             "    if out is None:",
-            f"        out = _alloc_{name}({lead}, {shape_args})",
+            f"        _shape = {_shape_expression(op, lead)}",
+            f"        if type({lead}) is _ndarray:",
+            f"            out = _np_empty(_shape, {lead}.dtype)",
+            "        else:",
+            "            # torch parses separate ints ~1 us faster than a tuple (docs/performance.md)",
+            f"            out = {lead}.new_empty(*_shape) if _shape else {lead}.new_empty(())",
         ]
     lines += [
         f"{indent}try:",
@@ -388,19 +393,15 @@ def _source(op: Op) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _allocator(op: Op):
-    """`out` for a NumPy array or torch tensor `x` when the result is not
-    shaped like x: reductions and the gated activations."""
-    keys = [a.name for a in op.args if not a.is_array]
-
-    def alloc(x, *params):
-        shape = result_shape(op, x.shape, dict(zip(keys, params)))
-        if type(x) is _ndarray:
-            return np.empty(shape, x.dtype)
-        # torch parses separate ints ~1 us faster than a tuple (docs/performance.md)
-        return x.new_empty(*shape) if shape else x.new_empty(())
-
-    return alloc
+def _shape_expression(op: Op, lead: str) -> str:
+    """The result shape of a NumPy/torch `lead` as an expression: inline for
+    the registry's own rules (a call less), a call of the rule otherwise."""
+    if op.shape is reduced:
+        return f"() if axis is None else {lead}.shape[:-1]"
+    if op.shape is rows:
+        return f"{lead}.shape[:-1]"
+    params = ", ".join(f"{a.name}={a.name}" for a in op.args if not a.is_array)
+    return f"_shape_{op.name}({lead}.shape, {params})"
 
 
 def make_function(op: Op):
@@ -408,7 +409,8 @@ def make_function(op: Op):
     _EXPORTS[op.name] = getattr(_lib.module, op.name)
     _NS[f"_fn_{op.name}"] = _EXPORTS[op.name]
     _NS[f"_slow_{op.name}"] = lambda out, values, op=op: call_checked(op, out, values)
-    _NS[f"_alloc_{op.name}"] = _allocator(op)
+    if op.shape is not None:
+        _NS[f"_shape_{op.name}"] = op.shape
     source = _source(op)
     filename = f"<hetkern generated: {op.name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)

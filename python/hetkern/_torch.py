@@ -22,7 +22,7 @@ raises TypeError naming the argument, like ``hetkern.<op>``.
 from __future__ import annotations
 
 import torch
-from torch._C import _AutoDispatchBelowAutograd, _after_autograd_keyset
+from torch._C import _after_autograd_keyset, _any_requires_grad, _AutoDispatchBelowAutograd
 
 from . import _lib
 from ._ops import _check_arg, _scratch
@@ -83,13 +83,25 @@ def _with_defaults(op: Op, args: tuple) -> tuple:
 def _kernel(op: Op):
     """The CPU and CUDA kernel: one call of the export (which validates)."""
     export = getattr(_lib.module, op.name)
-    order = [[a.name for a in op.args].index(n) if n not in ("out", "scratch") else n
-             for n in op.export]
+    names = [a.name for a in op.args]
+    order = [names.index(n) if n not in ("out", "scratch") else n for n in op.export]
+    nargs = len(op.args)
 
     if op.in_place:
         def kernel(*args):
-            args = _with_defaults(op, args)
-            export(*(args[i] for i in order))
+            if len(args) < nargs:
+                args = _with_defaults(op, args)
+            export(*[args[i] for i in order])
+        return kernel
+
+    if list(op.export) == ["out"] + names and op.shape.__name__ == "like" and op.dtype_arg is None:
+        # Most ops: export(out, *args), out shaped like x.
+        def kernel(*args):
+            if len(args) < nargs:
+                args = _with_defaults(op, args)
+            out = torch.empty_like(args[0], memory_format=torch.contiguous_format)
+            export(out, *args)
+            return out
         return kernel
 
     def kernel(*args):
@@ -98,7 +110,7 @@ def _kernel(op: Op):
         # The reductions' CUDA scratch: None where torch lends the library its
         # allocator (the DLPack exchange API), else allocated here.
         scratch = _scratch(args[0], tuple(args[0].shape), args[-1]) if "scratch" in op.export else None
-        export(*(out if i == "out" else scratch if i == "scratch" else args[i] for i in order))
+        export(*[out if i == "out" else scratch if i == "scratch" else args[i] for i in order])
         return out
     return kernel
 
@@ -128,9 +140,13 @@ class _NoBackward(torch.autograd.Function):
 
 
 def _autograd(op: Op, qualname: str, get_overload):
+    overload = None
+
     def autograd_kernel(keyset, *args):
-        overload = get_overload()
-        if torch.is_grad_enabled() and torch._C._any_requires_grad(*args):
+        nonlocal overload
+        if overload is None:
+            overload = get_overload()
+        if torch.is_grad_enabled() and _any_requires_grad(*args):
             if op.in_place:
                 raise RuntimeError(
                     f"{qualname} writes its inputs in place and has no backward; "
@@ -144,13 +160,14 @@ def _autograd(op: Op, qualname: str, get_overload):
 
 class _CheckedPacket(torch._ops.OpOverloadPacket):
     """torch.ops.hetkern.<op>: torch's packet, whose argument-parsing
-    failures (RuntimeError, or NotImplementedError for None) become the
+    failures (RuntimeError, NotImplementedError for None, or a TypeError
+    or AttributeError from inside a kernel handed None) become the
     TypeError that hetkern.<op> raises, naming the argument."""
 
     def __call__(self, /, *args, **kwargs):
         try:
             return self._op(*args, **kwargs)
-        except (RuntimeError, NotImplementedError):
+        except (RuntimeError, NotImplementedError, TypeError, AttributeError):
             _raise_type_error(self._hetkern_op, args, kwargs)
             raise
 
@@ -158,22 +175,32 @@ class _CheckedPacket(torch._ops.OpOverloadPacket):
 def _raise_type_error(op: Op, args: tuple, kwargs: dict) -> None:
     """TypeError for the first argument that is not of its registry kind."""
     values = dict(zip((a.name for a in op.args), args), **kwargs)
+    what = {ARRAY: "a torch.Tensor", OPTIONAL_ARRAY: "a torch.Tensor or None",
+            ARRAY_OR_NUMBER: "a torch.Tensor or a real number", DTYPE: "a torch.dtype"}
     for a in op.args:
         if a.name not in values:
             continue
         value = values[a.name]
-        if a.kind in (ARRAY, OPTIONAL_ARRAY, ARRAY_OR_NUMBER) and isinstance(value, torch.Tensor):
+        if isinstance(value, torch.Tensor) and a.kind in (ARRAY, OPTIONAL_ARRAY, ARRAY_OR_NUMBER):
             continue
-        if a.kind in (ARRAY, OPTIONAL_ARRAY) and not (a.kind == OPTIONAL_ARRAY and value is None):
-            what = "a torch.Tensor or None" if a.kind == OPTIONAL_ARRAY else "a torch.Tensor"
-            raise TypeError(f"torch.ops.hetkern.{op.name}: '{a.name}' must be {what}; "
+        if (a.kind == OPTIONAL_ARRAY and value is None) or (a.kind == DTYPE and isinstance(value, torch.dtype)):
+            continue
+        if a.kind in what and a.kind != ARRAY_OR_NUMBER or a.kind == ARRAY_OR_NUMBER and _not_a_number(op, a, value):
+            raise TypeError(f"torch.ops.hetkern.{op.name}: '{a.name}' must be {what[a.kind]}; "
                             f"got {type(value).__name__}") from None
-        if a.kind == DTYPE:
-            if not isinstance(value, torch.dtype):
-                raise TypeError(f"torch.ops.hetkern.{op.name}: '{a.name}' must be a torch.dtype; "
-                                f"got {type(value).__name__}") from None
-            continue
-        _check_arg(op, a, value)  # numbers, strings, ints: hetkern's own TypeError
+        if a.kind not in what:
+            try:
+                _check_arg(op, a, value)  # numbers, strings, ints
+            except TypeError as e:
+                raise TypeError(f"torch.ops.{e}") from None
+
+
+def _not_a_number(op: Op, arg, value) -> bool:
+    try:
+        _check_arg(op, arg, value)
+        return False
+    except TypeError:
+        return True
 
 
 def register() -> None:

@@ -68,27 +68,29 @@ def _is_array(value) -> bool:
 def _check(op: Op, values: dict) -> dict:
     """Arrays must be JAX or NumPy arrays; the rest as hetkern.<op> checks it."""
     checked = {}
+    what = {ARRAY: "a JAX array", OPTIONAL_ARRAY: "a JAX array or None",
+            ARRAY_OR_NUMBER: "a JAX array or a real number"}
     for a in op.args:
         v = values[a.name]
-        if a.kind in ARRAY_KINDS:
-            if _is_array(v):
-                checked[a.name] = jnp.asarray(v)
-                continue
-            if a.kind == OPTIONAL_ARRAY and v is None:
-                checked[a.name] = None
-                continue
-            if a.kind == ARRAY_OR_NUMBER and not isinstance(v, (str, bytes)):
-                checked[a.name] = _check_arg(op, a, v)  # a number, or TypeError naming it
-                continue
-            what = {ARRAY: "a JAX array", OPTIONAL_ARRAY: "a JAX array or None",
-                    ARRAY_OR_NUMBER: "a JAX array or a real number"}[a.kind]
-            raise TypeError(f"hetkern.jax.{op.name}: '{a.name}' must be {what}; got {type(v).__name__}")
-        if a.kind == DTYPE and not isinstance(v, str):
+        if a.kind in ARRAY_KINDS and _is_array(v):
+            checked[a.name] = jnp.asarray(v)
+        elif a.kind == OPTIONAL_ARRAY and v is None:
+            checked[a.name] = None
+        elif a.kind in (ARRAY, OPTIONAL_ARRAY):
+            raise TypeError(f"hetkern.jax.{op.name}: '{a.name}' must be {what[a.kind]}; got {type(v).__name__}")
+        else:
+            if a.kind == DTYPE and not isinstance(v, str):
+                try:
+                    v = jnp.dtype(v).name
+                except TypeError:
+                    pass
             try:
-                v = jnp.dtype(v).name
-            except TypeError:
-                pass
-        checked[a.name] = _check_arg(op, a, v)
+                checked[a.name] = _check_arg(op, a, v)  # numbers, strings, ints, dtypes
+            except TypeError as e:
+                if a.kind == ARRAY_OR_NUMBER:
+                    raise TypeError(f"hetkern.jax.{op.name}: '{a.name}' must be {what[a.kind]}; "
+                                    f"got {type(v).__name__}") from None
+                raise TypeError(str(e).replace("hetkern.", "hetkern.jax.", 1)) from None
     return checked
 
 
