@@ -27,7 +27,7 @@ from tvm_ffi import from_dlpack as _from_dlpack
 
 from . import _lib
 from ._registry import (ARRAY, ARRAY_OR_NUMBER, AXIS, BOOL, DTYPE, DTYPE_NAMES, INT, NUMBER,
-                        OPTIONAL_ARRAY, OPS, REQUIRED, STR, Op, reduced, result_shape, rows)
+                        OPTIONAL_ARRAY, OPS, REQUIRED, STR, Op, reduced, result_shape)
 
 _ndarray = np.ndarray
 
@@ -398,8 +398,6 @@ def _shape_expression(op: Op, lead: str) -> str:
     the registry's own rules (a call less), a call of the rule otherwise."""
     if op.shape is reduced:
         return f"() if axis is None else {lead}.shape[:-1]"
-    if op.shape is rows:
-        return f"{lead}.shape[:-1]"
     params = ", ".join(f"{a.name}={a.name}" for a in op.args if not a.is_array)
     return f"_shape_{op.name}({lead}.shape, {params})"
 

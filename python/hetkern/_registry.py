@@ -52,11 +52,6 @@ def like(shape, **_):
     return tuple(shape)
 
 
-def rows(shape, **_):
-    """One value per row: the last dimension reduced away."""
-    return tuple(shape)[:-1]
-
-
 def reduced(shape, axis=-1, **_):
     """sum/max/dot/norm: per row, or a 0-d result for the whole array."""
     return () if axis is None else tuple(shape)[:-1]
@@ -87,8 +82,6 @@ class Op:
     shape: object = like
     # Name of the argument holding the result's dtype; None: the first array's.
     dtype_arg: str | None = None
-    # Whether `out=` may be the first array (in place).
-    out_may_alias: bool = True
     # Batching (JAX vmap): leading dimensions of these arguments are free
     # (the op is row- or element-wise over them); other batched arguments
     # are mapped one at a time.
@@ -149,13 +142,13 @@ def _reduction(name, doc, with_y=False):
     args = (_x(),) + ((_x("y"),) if with_y else ()) + (Arg("axis", AXIS, -1),)
     names = tuple(a.name for a in args)
     return Op(name, "reduce", args, doc, ("out",) + names + ("scratch",), shape=reduced,
-              out_may_alias=False, batch_args=("x", "y") if with_y else ("x",))
+              batch_args=("x", "y") if with_y else ("x",))
 
 
 def _gated_op(name, doc, approximate=False):
     args = (_x(),) + ((Arg("approximate", STR, "none"),) if approximate else ())
     return Op(name, "activation", args, doc, ("out",) + tuple(a.name for a in args), shape=gated,
-              out_may_alias=False, row_strided=True)
+              row_strided=True)
 
 
 OPS: tuple = (
@@ -296,10 +289,6 @@ DTYPE_NAMES = ("float32", "float64", "float16", "bfloat16")
 def result_shape(op: Op, shape, values: dict) -> tuple:
     """The result's shape for an op whose first array has `shape`."""
     return op.shape(shape, **{a.name: values.get(a.name) for a in op.args if not a.is_array})
-
-
-def family_ops(family: str) -> list:
-    return [op for op in OPS if op.family == family]
 
 
 __all__ = ["ARRAY", "ARRAY_KINDS", "ARRAY_OR_NUMBER", "AXIS", "Arg", "BOOL", "BY_NAME", "DTYPE",

@@ -39,14 +39,13 @@ import jax_tvm_ffi
 import tvm_ffi
 
 from . import _lib, built_with_cuda
-from ._ops import _check_arg
+from ._ops import _CUDA_CHUNK, _check_arg
 from ._registry import (ARRAY, ARRAY_KINDS, ARRAY_OR_NUMBER, AXIS, BOOL, DTYPE, INT, NUMBER,
                         OPS, OPTIONAL_ARRAY, REQUIRED, STR, Op, result_shape)
 
-# Mirrors kReduceCudaChunk (src/core/args.h): rows longer than this need
-# float64 partials on CUDA, which the library allocates from the workspace
-# that jax-tvm-ffi lends it (the last output of the custom call).
-_CUDA_CHUNK = 8192
+# Rows longer than _CUDA_CHUNK need float64 partials on CUDA, which the
+# library allocates from the workspace that jax-tvm-ffi lends it (the last
+# output of the custom call), in 128-byte aligned pieces.
 _WORKSPACE_ALIGN = 128
 
 
