@@ -49,7 +49,10 @@ HIDDEN = HEADS * HEAD
 
 def block(x, residual, w_norm, w_out, positions, cache):
     """rmsnorm, add, rope, softmax, silu_and_mul, fused_add_rmsnorm, scale,
-    with torch ops in between (as a model's forward would have)."""
+    with torch ops in between (as a model's forward would have). The in-place
+    ops write intermediates, as in a model: CUDA graphs skip graphs that
+    mutate their inputs."""
+    residual = residual.clone()
     h = ops.rmsnorm(x, w_norm, 1e-6)
     h = ops.add(h, x)
     q = h.clone()
@@ -88,8 +91,8 @@ def _compiled_equals_eager(device, mode=None, calls=1):
             got = compiled(*got_inputs)
             for a, e in zip(got, expected):
                 assert_bitwise_equal(a, e)
-            # the residual is updated in place in the caller's tensor too
-            assert_bitwise_equal(got_inputs[1], expected[1])
+            for a, e in zip(got_inputs, inputs):  # inputs untouched
+                assert_bitwise_equal(a, e)
     assert not counters["graph_break"], dict(counters["graph_break"])
     return counters
 
@@ -145,6 +148,7 @@ def test_reduce_overhead_cuda_graph_holds_the_hetkern_kernels():
             compiled(*_clone(inputs))
             torch.cuda.synchronize()
     names = [e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    print("CUDA kernels in one replay:", sorted(set(names)))
     assert any("hetkern" in n for n in names), names[:20]
 
 
