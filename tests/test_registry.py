@@ -57,6 +57,14 @@ def test_registry_names_are_unique_and_exports_exist():
         assert hasattr(hetkern._lib.module, op.name)
 
 
+def test_every_registry_op_has_an_opinfo_entry():
+    # tests/opinfo.py holds the references and tolerances; a registry op
+    # without an entry would go untested against its reference.
+    from opinfo import OPS as OPINFOS
+
+    assert {op.name for op in OPS} <= {info.name for info in OPINFOS}
+
+
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
 def test_torch_op_equals_the_python_function(op):
     values = sample_args(op)

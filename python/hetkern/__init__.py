@@ -4,6 +4,10 @@ Every op takes NumPy arrays, torch tensors (CPU or CUDA) or any DLPack array
 and runs on the device its arguments live on: the best Highway SIMD target of
 this CPU, or the CUDA kernel on the caller's current stream.
 
+The same ops are torch custom ops, ``torch.ops.hetkern.<op>`` (for
+torch.compile and CUDA graphs), and JAX functions, ``hetkern.jax.<op>``; all
+are generated from one registry (``hetkern._registry``, docs/frameworks.md).
+
 Force a CPU SIMD target with ``HETKERN_CPU_TARGET=SSE4`` in the environment
 or ``hetkern.set_cpu_target("SSE4")``; ``python -m hetkern`` shows the choice.
 """
