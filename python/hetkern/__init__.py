@@ -4,6 +4,10 @@ Every op takes NumPy arrays, torch tensors (CPU or CUDA) or any DLPack array
 and runs on the device its arguments live on: the best Highway SIMD target of
 this CPU, or the CUDA kernel on the caller's current stream.
 
+The same ops are torch custom ops, ``torch.ops.hetkern.<op>`` (for
+torch.compile and CUDA graphs), and JAX functions, ``hetkern.jax.<op>``; all
+are generated from one registry (``hetkern._registry``, docs/frameworks.md).
+
 Force a CPU SIMD target with ``HETKERN_CPU_TARGET=SSE4`` in the environment
 or ``hetkern.set_cpu_target("SSE4")``; ``python -m hetkern`` shows the choice.
 """
@@ -12,22 +16,19 @@ from __future__ import annotations
 
 import os as _os
 
+import sys as _sys
+
 from . import _lib
 from ._lib import cmake_dir, include_dir, library_path, pkgconfig_dir
-from ._ops import scale
+from ._ops import FUNCTIONS as _FUNCTIONS
+from ._registry import OPS as _OPS
 
-# [elementwise]
-from ._elementwise import add, axpby, cast, div, mul, sub
-# [activation]
-from ._activation import exp, gelu, gelu_and_mul, relu, sigmoid, silu, silu_and_mul, tanh
-# [reduce]
-from ._reduce import dot, max, norm, sum  # noqa: A004 (hetkern.sum/max shadow the builtins on purpose)
-# [norm]
-from ._norm import fused_add_rmsnorm, layernorm, rmsnorm
-# [softmax]
-from ._softmax import log_softmax, softmax
-# [rope]
-from ._rope import rope
+# Every op of the registry (python/hetkern/_registry.py) as hetkern.<op>:
+# scale, add/sub/mul/div, axpby, cast, relu, sigmoid, silu, gelu, tanh, exp,
+# silu_and_mul, gelu_and_mul, sum, max, dot, norm (hetkern.sum/max shadow the
+# builtins on purpose), rmsnorm, fused_add_rmsnorm, layernorm, softmax,
+# log_softmax, rope.
+globals().update(_FUNCTIONS)
 
 __version__: str = _lib.module.version()
 
@@ -101,6 +102,13 @@ def info() -> dict:
 if _os.environ.get("HETKERN_CPU_TARGET"):
     set_cpu_target(_os.environ["HETKERN_CPU_TARGET"])
 
+# torch.ops.hetkern.<op> (python/hetkern/_torch.py) wherever torch is loaded;
+# TVM-FFI loads it at import when it is installed.
+if _sys.modules.get("torch") is not None:
+    from . import _torch
+
+    _torch.register()
+
 __all__ = [
     "__version__",
     "available_cpu_targets",
@@ -114,37 +122,7 @@ __all__ = [
     "library_path",
     "num_threads",
     "pkgconfig_dir",
-    "scale",
     "set_cpu_target",
     "set_num_threads",
-    # [elementwise]
-    "add",
-    "axpby",
-    "cast",
-    "div",
-    "mul",
-    "sub",
-    # [activation]
-    "exp",
-    "gelu",
-    "gelu_and_mul",
-    "relu",
-    "sigmoid",
-    "silu",
-    "silu_and_mul",
-    "tanh",
-    # [reduce]
-    "dot",
-    "max",
-    "norm",
-    "sum",
-    # [norm]
-    "fused_add_rmsnorm",
-    "layernorm",
-    "rmsnorm",
-    # [softmax]
-    "log_softmax",
-    "softmax",
-    # [rope]
-    "rope",
+    *(op.name for op in _OPS),
 ]
