@@ -168,10 +168,10 @@ def check_dominating_max(dtype, device):
     max): the sum of exp(x - max) is ones + tiny, and log_softmax at the max
     is -log1p(tiny), which log of a rounded sum loses (the first GPU run:
     bfloat16 [-0.68, -0.12, 12.5] 2 ulps off on CUDA and CPU). Lengths: warp
-    path, block path / two CPU segments."""
+    path, block path / two CPU segments, and on CUDA a cluster's row."""
     gaps = torch.arange(4.0, 61.0, 2.0, dtype=torch.float64)
     g = torch.Generator().manual_seed(5)
-    for length in (3, 40, 1500, 5000):
+    for length in (3, 40, 1500, 5000) + ((40000,) if device == "cuda" else ()):
         x = 7.25 - gaps[:, None] - 3 * torch.rand(len(gaps), length, generator=g, dtype=torch.float64)
         at_max = torch.arange(len(gaps)) * 7919 % length  # anywhere: vector part, tail, 2nd segment
         x[torch.arange(len(gaps)), at_max] = 7.25
@@ -273,7 +273,8 @@ BAD = [
     ("int-dtype", ValueError, "'x' has dtype int32", lambda op, out: op(np.ones((2, 4), np.int32), out=out)),
     ("dtype-mismatch", ValueError, "'out' has dtype float32; expected float64", lambda op, out: op(np.ones((2, 4)), out=out)),
     ("shape-mismatch", ValueError, r"'out' has shape \(2, 4\); expected \(4, 2\)", lambda op, out: op(np.ones((4, 2), np.float32), out=out)),
-    ("non-contiguous-x", ValueError, "'x' must be contiguous", lambda op, out: op(np.ones((4, 4), np.float32)[::2], out=out)),
+    # Rows of any stride are accepted (tests/test_strided.py); a strided last dimension is not.
+    ("non-contiguous-x", ValueError, "'x' must be contiguous", lambda op, out: op(np.ones((4, 2), np.float32).T, out=out)),
     ("out-list", TypeError, "'out' must be an array", lambda op, out: op(np.ones((2, 4), np.float32), out=[[0.0] * 4] * 2)),
 ]
 
@@ -310,6 +311,9 @@ def test_read_only_non_contiguous_and_overlapping_out(op):
 # ---- CUDA --------------------------------------------------------------------
 
 CUDA_LENGTHS = LENGTHS + [2048, 4096, 32000, HUGE, 2**20 + 3]
+# Rows held by a cluster of blocks (16-bit: over 16384 elements; float32: over
+# 16384), of every cluster shape, and the first lengths past them.
+VOCAB_LENGTHS = [16392, 32000, 65536, 128256, 151936, 262144, 262152]
 
 
 @requires_cuda
@@ -341,6 +345,25 @@ def test_cuda_special_values(dtype):
         x = x.cuda()
         for ours, theirs in OPS:
             check(ours(x), x, theirs)
+
+
+@requires_cuda
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cuda_vocabulary_rows(dtype, op):
+    """Logit rows: the cluster kernel (one row over 2..8 blocks) on aligned
+    rows, the other kernels around it; special rows among ordinary ones and
+    more rows than clusters in flight."""
+    ours, theirs = op
+    for length in VOCAB_LENGTHS:
+        n_rows = 3 if length > 100000 else 9
+        x = rows_of(n_rows, length, dtype, "cuda", seed=length)
+        x[0, ::3] = -INF
+        x[1, :] = -INF
+        x[2, length // 3] = INF if n_rows > 3 else NAN
+        check(ours(x), x, theirs)
+    x = rows_of(600, 32000, dtype, "cuda", seed=7)  # more rows than clusters at once
+    check(ours(x), x, theirs)
 
 
 @requires_cuda

@@ -123,8 +123,9 @@ inline void VisitActivation(Activation act, Fn&& fn) {
   }
 }
 
-// out[r, i] = act(x[r, i]) * x[r, d + i] over `rows` contiguous rows of 2 * d
-// inputs and d outputs; out does not overlap x.
+// out[r, i] = act(x[r, i]) * x[r, d + i] over `rows` rows of 2 * d inputs
+// and d outputs; each row is contiguous, rows are x_stride (out_stride)
+// elements apart. out does not overlap x.
 struct GatedArgs {
   DType dtype;
   DLDevice device;
@@ -132,6 +133,8 @@ struct GatedArgs {
   int64_t d;
   const void* x;
   void* out;
+  int64_t x_stride;
+  int64_t out_stride;
 };
 
 // [reduce] row and whole-array reductions
@@ -163,8 +166,9 @@ struct ReduceArgs {
 };
 
 // [norm] rmsnorm, fused_add_rmsnorm, layernorm
-// Normalisation of `rows` contiguous rows of `hidden` elements each (the last
-// dimension of x). Which pointers an op uses:
+// Normalisation of `rows` rows of `hidden` contiguous elements each (the last
+// dimension of x); row r of x starts at x + r * x_stride (likewise residual
+// and out, each with its own stride; 64-bit offsets). Which pointers an op uses:
 //   rmsnorm            out = rmsnorm(x) * weight          (out may be x)
 //   fused_add_rmsnorm  residual = x + residual; x = rmsnorm(residual) * weight
 //                      (in place: out is x; residual is read and written)
@@ -180,12 +184,16 @@ struct NormArgs {
   const void* weight;  // (hidden,)
   const void* bias;    // layernorm only; nullptr: no bias
   void* out;
+  int64_t x_stride;
+  int64_t residual_stride;  // fused_add_rmsnorm only
+  int64_t out_stride;
 };
 
 // [softmax] softmax, log_softmax
 
 // out[r, :] = softmax(x[r, :]) (or log_softmax when `log`) over rows of
-// `cols` contiguous elements; out == x is allowed.
+// `cols` contiguous elements, x_stride (out_stride) elements apart; out == x
+// (same stride) is allowed.
 struct SoftmaxArgs {
   DType dtype;
   DLDevice device;
@@ -194,6 +202,8 @@ struct SoftmaxArgs {
   const void* x;
   void* out;
   bool log;
+  int64_t x_stride;
+  int64_t out_stride;
 };
 
 // [rope] rotary embedding
@@ -202,7 +212,8 @@ struct SoftmaxArgs {
 enum class PositionType : uint8_t { kInt32, kInt64 };
 
 // Rotary embedding applied in place to query and (when key != nullptr) key,
-// both contiguous (num_tokens, heads, head_size). Pair p of a head (p <
+// both (num_tokens, heads, head_size) with each token's heads contiguous and
+// tokens query_stride (key_stride) elements apart. Pair p of a head (p <
 // rot_dim / 2) is (p, p + rot_dim / 2) when is_neox, else (2p, 2p + 1); it
 // rotates by the angle whose cos and sin are cos_sin_cache[pos][p] and
 // cos_sin_cache[pos][rot_dim / 2 + p]. Features past rot_dim stay unchanged.
@@ -222,6 +233,8 @@ struct RopeArgs {
   void* query;
   void* key;  // nullptr: no key
   const void* cos_sin_cache;
+  int64_t query_stride;
+  int64_t key_stride;
 };
 
 }  // namespace hetkern

@@ -97,7 +97,7 @@ const char* DTypeName(DType dtype) {
   return "?";
 }
 
-ArrayArg CheckArray(const char* op, const char* name, const TensorView& t) {
+ArrayArg CheckArrayAnyLayout(const char* op, const char* name, const TensorView& t) {
   ArrayArg a;
   HETKERN_CHECK(ToDType(t.dtype(), &a.dtype), ValueError)
       << "hetkern." << op << ": '" << name << "' has dtype " << DLTypeString(t.dtype())
@@ -131,12 +131,131 @@ ArrayArg CheckArray(const char* op, const char* name, const TensorView& t) {
   HETKERN_CHECK(device_ok, ValueError)
       << "hetkern." << op << ": '" << name << "' is on " << DeviceString(a.device)
       << "; expected a CPU or CUDA array";
-  HETKERN_CHECK(t.IsContiguous(), ValueError)
-      << "hetkern." << op << ": '" << name << "' must be contiguous (C order); got shape "
-      << ShapeString(t) << " with non-contiguous strides; pass a contiguous copy";
   a.numel = numel;
   a.data = static_cast<char*>(t.data_ptr()) + t.byte_offset();
   return a;
+}
+
+ArrayArg CheckArray(const char* op, const char* name, const TensorView& t) {
+  const ArrayArg a = CheckArrayAnyLayout(op, name, t);
+  HETKERN_CHECK(t.IsContiguous(), ValueError)
+      << "hetkern." << op << ": '" << name << "' must be contiguous (C order); got shape "
+      << ShapeString(t) << " with non-contiguous strides; pass a contiguous copy";
+  return a;
+}
+
+RowsView CheckRowsArray(const char* op, const char* name, const TensorView& t, int row_dims,
+                        Access access) {
+  RowsView v;
+  v.array = CheckArrayAnyLayout(op, name, t);
+  const int ndim = t.ndim();
+  const int lead = ndim > row_dims ? ndim - row_dims : 0;
+  // Products of a nonempty array are bounded by numel; an empty one's other
+  // dimensions may be huge, so they saturate instead of overflowing.
+  const auto product = [&](int begin, int end) {
+    int64_t p = 1;
+    for (int i = begin; i < end; ++i) {
+      if (__builtin_mul_overflow(p, t.size(i), &p)) p = INT64_MAX;
+    }
+    return p;
+  };
+  v.rows = product(0, lead);
+  v.cols = product(lead, ndim);
+  v.row_stride = v.cols;
+  if (t.IsContiguous() || v.array.numel == 0) return v;  // also: strides absent
+  // Torch's rule: size-1 dimensions have any stride. The row's dimensions
+  // must be packed from stride 1; the leading ones must be one arithmetic
+  // progression of rows (each stride the next one times its size).
+  bool ok = true;
+  int64_t expected = 1;
+  for (int i = ndim - 1; i >= lead && ok; --i) {
+    if (t.size(i) == 1) continue;
+    ok = t.stride(i) == expected;
+    expected *= t.size(i);
+  }
+  int64_t row_stride = -1;  // of the innermost leading dimension of size > 1
+  int64_t span = 1;         // rows covered by the dimensions inside dimension i
+  for (int i = lead - 1; i >= 0 && ok; --i) {
+    if (t.size(i) == 1) continue;
+    if (row_stride < 0) {
+      row_stride = t.stride(i);
+      ok = row_stride >= 0;
+    } else {
+      int64_t step;
+      ok = !__builtin_mul_overflow(row_stride, span, &step) && t.stride(i) == step;
+    }
+    span *= t.size(i);
+  }
+  HETKERN_CHECK(ok, ValueError)
+      << "hetkern." << op << ": '" << name << "' must be contiguous along its last "
+      << (row_dims == 1 ? std::string("dimension") : std::to_string(row_dims) + " dimensions")
+      << ", its other dimensions collapsible to one non-negative row stride (rows of any "
+         "stride, as from x[:, :n] or qkv.split); got shape "
+      << ShapeString(t) << " with strides " << ShapeString(t.strides().data(), ndim)
+      << "; pass a contiguous copy";
+  if (row_stride >= 0) v.row_stride = row_stride;
+  // The last row ends within int64 bytes: (rows - 1) * stride + cols.
+  int64_t last_start, end;
+  const bool extent_ok =
+      !__builtin_mul_overflow(v.rows - 1, v.row_stride, &last_start) &&
+      !__builtin_add_overflow(last_start, v.cols, &end) &&
+      end <= INT64_MAX / static_cast<int64_t>(DTypeSizeOf(v.array.dtype));
+  HETKERN_CHECK(extent_ok, ValueError)
+      << "hetkern." << op << ": '" << name << "' spans more than 2^63 bytes with row stride "
+      << v.row_stride;
+  HETKERN_CHECK(access == Access::kRead || v.rows <= 1 || v.row_stride >= v.cols, ValueError)
+      << "hetkern." << op << ": '" << name << "' is written, but its rows overlap one another "
+      << "(row stride " << v.row_stride << " < row length " << v.cols
+      << "); pass an array whose rows are disjoint";
+  return v;
+}
+
+Footprint FootprintOf(const RowsView& v) {
+  const auto elem = static_cast<int64_t>(DTypeSizeOf(v.array.dtype));
+  return Footprint{reinterpret_cast<uintptr_t>(v.array.data), v.cols == 0 ? 0 : v.rows,
+                   v.cols * elem, v.row_stride * elem};
+}
+
+Footprint FootprintOf(const TensorView& t) {
+  const DLDataType d = t.dtype();
+  const auto bytes = static_cast<int64_t>(t.numel()) * ((d.bits * d.lanes + 7) / 8);
+  return Footprint{reinterpret_cast<uintptr_t>(t.data_ptr()) + t.byte_offset(), bytes ? 1 : 0,
+                   bytes, bytes};
+}
+
+bool Disjoint(const Footprint& a, const Footprint& b) {
+  if (a.rows == 0 || b.rows == 0 || a.row_bytes == 0 || b.row_bytes == 0) return true;
+  // Extents in uint64 (CheckRowsArray bounded each to int64).
+  const uint64_t a_end = a.begin + uint64_t(a.rows - 1) * uint64_t(a.stride_bytes) + a.row_bytes;
+  const uint64_t b_end = b.begin + uint64_t(b.rows - 1) * uint64_t(b.stride_bytes) + b.row_bytes;
+  if (a_end <= b.begin || b_end <= a.begin) return true;
+  if (a.rows <= 1 && b.rows <= 1) return false;
+  // A one-row footprint takes the other's stride: it is then one of a grid
+  // of rows like the other's. With a common stride S, every row of b sits in
+  // the gap after a row of a when b's offset modulo S lies in [a.row, S - b.row].
+  const int64_t stride = a.rows > 1 ? a.stride_bytes : b.stride_bytes;
+  if ((a.rows > 1 && b.rows > 1 && a.stride_bytes != b.stride_bytes) || stride <= 0) return false;
+  const auto s = static_cast<uint64_t>(stride);
+  const uint64_t offset = b.begin >= a.begin ? (b.begin - a.begin) % s : (s - (a.begin - b.begin) % s) % s;
+  return offset >= uint64_t(a.row_bytes) && offset + uint64_t(b.row_bytes) <= s;
+}
+
+void CheckSameOrDisjoint(const char* op, const char* out_name, const RowsView& out,
+                         const char* in_name, const RowsView& in) {
+  const Footprint o = FootprintOf(out), i = FootprintOf(in);
+  const bool same = o.begin == i.begin && o.rows == i.rows && o.row_bytes == i.row_bytes &&
+                    (o.rows <= 1 || o.stride_bytes == i.stride_bytes);
+  HETKERN_CHECK(same || Disjoint(o, i), ValueError)
+      << "hetkern." << op << ": '" << out_name << "' partially overlaps '" << in_name
+      << "'; pass the same array for in-place use or a non-overlapping one";
+}
+
+void CheckDisjoint(const char* op, const char* written_name, const Footprint& written,
+                   const char* other_name, const Footprint& other) {
+  HETKERN_CHECK(Disjoint(written, other), ValueError)
+      << "hetkern." << op << ": '" << written_name << "' overlaps '" << other_name << "'; '"
+      << written_name << "' is written, so it must not share memory with '" << other_name
+      << "'; pass separate arrays";
 }
 
 void CheckSameLayout(const char* op, const char* a_name, const TensorView& a, const char* b_name,
@@ -166,18 +285,7 @@ void CheckNoPartialOverlap(const char* op, const char* out_name, const ArrayArg&
 
 void CheckDisjoint(const char* op, const char* written_name, const TensorView& written,
                    const char* other_name, const TensorView& other) {
-  const auto bytes = [](const TensorView& t) {
-    const DLDataType d = t.dtype();
-    return static_cast<uintptr_t>(t.numel()) * ((d.bits * d.lanes + 7) / 8);
-  };
-  const uintptr_t w_bytes = bytes(written), o_bytes = bytes(other);
-  if (w_bytes == 0 || o_bytes == 0) return;
-  const auto w_begin = reinterpret_cast<uintptr_t>(written.data_ptr()) + written.byte_offset();
-  const auto o_begin = reinterpret_cast<uintptr_t>(other.data_ptr()) + other.byte_offset();
-  HETKERN_CHECK(w_begin + w_bytes <= o_begin || o_begin + o_bytes <= w_begin, ValueError)
-      << "hetkern." << op << ": '" << written_name << "' overlaps '" << other_name << "'; '"
-      << written_name << "' is written, so it must not share memory with '" << other_name
-      << "'; pass separate arrays";
+  CheckDisjoint(op, written_name, FootprintOf(written), other_name, FootprintOf(other));
 }
 
 UnaryArgs CheckUnary(const char* op, const TensorView& out, const TensorView& x) {

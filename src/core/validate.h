@@ -64,6 +64,9 @@ RowShape LastDimRows(const TensorView& t);
 // `t` has a supported float dtype, lives on the CPU or (in a CUDA build) a
 // CUDA device, and is contiguous.
 ArrayArg CheckArray(const char* op, const char* name, const TensorView& t);
+// The same without the contiguity check (the caller checks the layout, e.g.
+// with CheckRowsArray); numel and data as in CheckArray.
+ArrayArg CheckArrayAnyLayout(const char* op, const char* name, const TensorView& t);
 
 // `b` has the same shape, dtype and device as `a`.
 void CheckSameLayout(const char* op, const char* a_name, const TensorView& a, const char* b_name,
@@ -80,6 +83,57 @@ void CheckNoPartialOverlap(const char* op, const char* out_name, const ArrayArg&
 // Empty arrays never overlap.
 void CheckDisjoint(const char* op, const char* written_name, const TensorView& written,
                    const char* other_name, const TensorView& other);
+
+// ---- Row-strided views ----------------------------------------------------
+// The row ops (norms, rope, gated activations, softmax) accept what vLLM's
+// ops accept: a row (the trailing dimensions) contiguous, rows any stride,
+// e.g. `q, k, v = qkv.split(...)` or `x[:, :hidden]`.
+
+enum class Access : uint8_t { kRead, kWritten };
+
+// A tensor checked as rows: its trailing `row_dims` dimensions form one row
+// of `cols` contiguous elements, its leading dimensions collapse into `rows`
+// rows `row_stride` elements apart (64-bit; row * row_stride may exceed
+// 2^31). A 0-d array is one row of one element.
+struct RowsView {
+  ArrayArg array;      // data: row 0; numel: rows * cols
+  int64_t rows;
+  int64_t cols;
+  int64_t row_stride;  // elements; cols for a contiguous array
+};
+
+// CheckArray's checks except contiguity, then the layout: trailing
+// `row_dims` dimensions contiguous, leading ones collapsible into one
+// non-negative row stride (size-1 dimensions ignored, as torch does). A
+// `written` view must not overlap itself (row_stride >= cols); a read one
+// may (a broadcast row, stride 0). ValueError for any other layout.
+RowsView CheckRowsArray(const char* op, const char* name, const TensorView& t, int row_dims,
+                        Access access);
+
+// The bytes an array touches: `rows` runs of `row_bytes` bytes each,
+// `stride_bytes` apart, from `begin`.
+struct Footprint {
+  uintptr_t begin;
+  int64_t rows;
+  int64_t row_bytes;
+  int64_t stride_bytes;
+};
+Footprint FootprintOf(const RowsView& v);
+Footprint FootprintOf(const TensorView& contiguous);  // any dtype, integers included
+
+// Whether two footprints share no byte. Exact for rows of a common stride
+// (q, k, v = qkv.split(...) are disjoint although their extents interleave);
+// otherwise whether their extents are disjoint. Empty footprints never overlap.
+bool Disjoint(const Footprint& a, const Footprint& b);
+
+// `out` is `in` itself (same start, rows, stride: in-place use) or shares
+// no byte with it.
+void CheckSameOrDisjoint(const char* op, const char* out_name, const RowsView& out,
+                         const char* in_name, const RowsView& in);
+
+// `written` and `other` share no byte (see CheckDisjoint).
+void CheckDisjoint(const char* op, const char* written_name, const Footprint& written,
+                   const char* other_name, const Footprint& other);
 
 // The checks of an elementwise op out = f(x).
 UnaryArgs CheckUnary(const char* op, const TensorView& out, const TensorView& x);

@@ -33,15 +33,18 @@ void ActivateKernel(DType dtype, Activation act, const void* x, void* out, size_
   });
 }
 
-// Rows [0, rows) of x (2 * d per row) into out (d per row).
-void GatedKernel(DType dtype, Activation act, const void* x, void* out, size_t rows, size_t d) {
+// Rows [0, rows) of x (2 * d per row, rows x_stride elements apart) into out
+// (d per row, out_stride apart).
+void GatedKernel(DType dtype, Activation act, const void* x, void* out, size_t rows, size_t d,
+                 size_t x_stride, size_t out_stride) {
   VisitCpuType(dtype, [&](auto type) HWY_ATTR {
     using T = typename decltype(type)::type;
     VisitActivation(act, [&](auto kind) HWY_ATTR {
       const T* in = static_cast<const T*>(x);
       T* result = static_cast<T*>(out);
       for (size_t r = 0; r < rows; ++r) {
-        MapGated(in + r * 2 * d, in + r * 2 * d + d, result + r * d, d, ActivationOp<decltype(kind)::value>());
+        const T* row = in + r * x_stride;
+        MapGated(row, row + d, result + r * out_stride, d, ActivationOp<decltype(kind)::value>());
       }
     });
   });
@@ -82,9 +85,11 @@ void GatedActivate(const GatedArgs& args, Activation act) {
   const int64_t min_rows = std::max<int64_t>(1, kActivationMinChunk / std::max<int64_t>(args.d, 1));
   ParallelFor(args.rows, min_rows, 1, [&](int64_t begin, int64_t end) {
     HWY_DYNAMIC_DISPATCH(GatedKernel)(args.dtype, act,
-                                      static_cast<const char*>(args.x) + begin * 2 * args.d * elem,
-                                      static_cast<char*>(args.out) + begin * args.d * elem,
-                                      static_cast<size_t>(end - begin), static_cast<size_t>(args.d));
+                                      static_cast<const char*>(args.x) + begin * args.x_stride * elem,
+                                      static_cast<char*>(args.out) + begin * args.out_stride * elem,
+                                      static_cast<size_t>(end - begin), static_cast<size_t>(args.d),
+                                      static_cast<size_t>(args.x_stride),
+                                      static_cast<size_t>(args.out_stride));
   });
 }
 

@@ -96,14 +96,15 @@ HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
   VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
 }
 
-// Rows [begin, end) of each op.
+// Rows [begin, end) of each op; row offsets in int64 (row * stride may
+// exceed 2^31).
 void RMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
   VisitCpuType(a.dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
     const size_t h = static_cast<size_t>(a.hidden);
     for (int64_t r = begin; r < end; ++r) {
-      RMSNormRow(static_cast<const T*>(a.x) + r * h, static_cast<const T*>(a.weight),
-                 static_cast<T*>(a.out) + r * h, h, a.eps);
+      RMSNormRow(static_cast<const T*>(a.x) + r * a.x_stride, static_cast<const T*>(a.weight),
+                 static_cast<T*>(a.out) + r * a.out_stride, h, a.eps);
     }
   });
 }
@@ -113,7 +114,8 @@ void FusedAddRMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
     using T = typename decltype(tag)::type;
     const size_t h = static_cast<size_t>(a.hidden);
     for (int64_t r = begin; r < end; ++r) {
-      FusedAddRMSNormRow(static_cast<T*>(a.out) + r * h, static_cast<T*>(a.residual) + r * h,
+      FusedAddRMSNormRow(static_cast<T*>(a.out) + r * a.out_stride,
+                         static_cast<T*>(a.residual) + r * a.residual_stride,
                          static_cast<const T*>(a.weight), h, a.eps);
     }
   });
@@ -124,8 +126,9 @@ void LayerNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
     using T = typename decltype(tag)::type;
     const size_t h = static_cast<size_t>(a.hidden);
     for (int64_t r = begin; r < end; ++r) {
-      LayerNormRow(static_cast<const T*>(a.x) + r * h, static_cast<const T*>(a.weight),
-                   static_cast<const T*>(a.bias), static_cast<T*>(a.out) + r * h, h, a.eps);
+      LayerNormRow(static_cast<const T*>(a.x) + r * a.x_stride, static_cast<const T*>(a.weight),
+                   static_cast<const T*>(a.bias), static_cast<T*>(a.out) + r * a.out_stride, h,
+                   a.eps);
     }
   });
 }

@@ -63,8 +63,8 @@ HWY_INLINE void RopeTokens(const RopeArgs& a, int64_t begin, int64_t end) {
   for (int64_t t = begin; t < end; ++t) {
     const TC* cos_row = static_cast<const TC*>(a.cos_sin_cache) + positions[t] * a.rot_dim;
     const TC* sin_row = cos_row + half;
-    T* query = static_cast<T*>(a.query) + t * a.num_heads * a.head_size;
-    T* key = a.key ? static_cast<T*>(a.key) + t * a.num_kv_heads * a.head_size : nullptr;
+    T* query = static_cast<T*>(a.query) + t * a.query_stride;
+    T* key = a.key ? static_cast<T*>(a.key) + t * a.key_stride : nullptr;
     // One body for full vectors and, on the tail, up to 4 then single lanes.
     const auto rotate = [&](auto dv, size_t pair) HWY_ATTR {
       const auto c = LoadCacheAs(dv, cos_row + pair);

@@ -200,7 +200,9 @@ HWY_INLINE void WriteRun(const T* x, T* out, size_t n, const SoftmaxRowScale& s,
 // Whole rows, one after another. Where exps are kept (in out, or for a
 // 16-bit row of one segment in a buffer) each is computed once; a kept exp
 // scaled for a one-segment row equals the recomputed one bit for bit.
-void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_t cols, bool log) {
+// Rows are x_stride (out_stride) elements apart.
+void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_t cols,
+                       size_t x_stride, size_t out_stride, bool log) {
   VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
     using C = ComputeType<T>;
@@ -208,8 +210,8 @@ void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_
     HWY_ALIGN C buffer[kSameType ? 1 : kSoftmaxSegment];
     double segment_max[kSameType ? kSoftmaxMaxCachedSegments : 1];
     for (size_t r = 0; r < rows; ++r) {
-      const T* xr = static_cast<const T*>(x) + r * cols;
-      T* outr = static_cast<T*>(out) + r * cols;
+      const T* xr = static_cast<const T*>(x) + r * x_stride;
+      T* outr = static_cast<T*>(out) + r * out_stride;
       if constexpr (kSameType) {
         if (SoftmaxCachesExpsInOut(true, log, cols)) {
           // out == x is fine: each segment of x is read before it is written.
@@ -304,10 +306,11 @@ void SoftmaxSplitRows(const SoftmaxArgs& a) {
   std::vector<SoftmaxRowScale> scales(a.rows);
   ParallelFor(a.rows * segments_per_row, kSoftmaxMinChunk / segment, 1, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      const int64_t offset = (i / segments_per_row) * a.cols + (i % segments_per_row) * segment;
-      const int64_t n = std::min<int64_t>(segment, a.cols - (i % segments_per_row) * segment);
-      HWY_DYNAMIC_DISPATCH(SoftmaxSegmentKernel)(a.dtype, x + offset * elem, static_cast<size_t>(n),
-                                                 cache ? out + offset * elem : nullptr, &partials[i]);
+      const int64_t row = i / segments_per_row, col = (i % segments_per_row) * segment;
+      const int64_t n = std::min<int64_t>(segment, a.cols - col);
+      HWY_DYNAMIC_DISPATCH(SoftmaxSegmentKernel)(
+          a.dtype, x + (row * a.x_stride + col) * elem, static_cast<size_t>(n),
+          cache ? out + (row * a.out_stride + col) * elem : nullptr, &partials[i]);
     }
   });
   for (int64_t row = 0; row < a.rows; ++row) {
@@ -319,15 +322,16 @@ void SoftmaxSplitRows(const SoftmaxArgs& a) {
       factors[row * segments_per_row + s] = SegmentFactor(row_partials[s].max, scales[row]);
     }
   }
-  // Pieces end at segment boundaries, so each has one factor.
+  // Pieces end at segment boundaries, so each has one factor. `begin` and
+  // `end` count elements of the rows laid end to end.
   ParallelFor(a.rows * a.cols, kSoftmaxMinChunk, 64, [&](int64_t begin, int64_t end) {
     while (begin < end) {
       const int64_t row = begin / a.cols, col = begin % a.cols;
       const int64_t stop = std::min(end, row * a.cols + std::min(a.cols, (col / segment + 1) * segment));
       const int64_t i = row * segments_per_row + col / segment;
-      HWY_DYNAMIC_DISPATCH(SoftmaxWriteKernel)(a.dtype, x + begin * elem, out + begin * elem,
-                                               static_cast<size_t>(stop - begin), &scales[row],
-                                               cache ? &factors[i] : nullptr, a.log);
+      HWY_DYNAMIC_DISPATCH(SoftmaxWriteKernel)(
+          a.dtype, x + (row * a.x_stride + col) * elem, out + (row * a.out_stride + col) * elem,
+          static_cast<size_t>(stop - begin), &scales[row], cache ? &factors[i] : nullptr, a.log);
       begin = stop;
     }
   });
@@ -345,9 +349,10 @@ void Softmax(const SoftmaxArgs& a) {
   const int64_t min_rows = std::max<int64_t>(1, kSoftmaxMinChunk / a.cols);
   ParallelFor(a.rows, min_rows, 1, [&](int64_t begin, int64_t end) {
     HWY_DYNAMIC_DISPATCH(SoftmaxRowsKernel)(
-        a.dtype, static_cast<const char*>(a.x) + begin * a.cols * elem,
-        static_cast<char*>(a.out) + begin * a.cols * elem, static_cast<size_t>(end - begin),
-        static_cast<size_t>(a.cols), a.log);
+        a.dtype, static_cast<const char*>(a.x) + begin * a.x_stride * elem,
+        static_cast<char*>(a.out) + begin * a.out_stride * elem, static_cast<size_t>(end - begin),
+        static_cast<size_t>(a.cols), static_cast<size_t>(a.x_stride),
+        static_cast<size_t>(a.out_stride), a.log);
   });
 }
 

@@ -89,30 +89,68 @@ struct ActivationOp {
   }
 };
 
-// out[r, i] = act(x[r, i]) * x[r, d + i]. Block-stride over rows, thread-
-// stride within a row, so any d fits any block. kLanes > 1 needs d % kLanes
-// == 0 and 16-byte aligned x and out (then every row's halves are aligned).
-template <class T, int kLanes, class Op>
-__global__ void GatedKernel(const T* __restrict__ x, T* __restrict__ out, int64_t rows, int64_t d,
-                            Op op) {
+// out[r, i] = act(x[r, i]) * x[r, d + i]. A block of kGatedThreads threads
+// covers kUnroll * kGatedThreads packs of a row (blockIdx.x: which ones);
+// blockIdx.y strides over the rows. A thread issues all its loads before the
+// first use. kLanes > 1 needs d and the row strides multiples of kLanes and
+// 16-byte aligned x and out (then every row's halves are aligned).
+constexpr int kGatedThreads = 128;
+
+template <class T, int kLanes, int kUnroll, class Op>
+__global__ void __launch_bounds__(kGatedThreads)
+    GatedKernel(const T* __restrict__ x, T* __restrict__ out, int64_t rows, int64_t d,
+                int64_t x_stride, int64_t out_stride, Op op) {
   using Types = CudaTypes<T>;
   using P = Pack<T, kLanes>;
+  WaitForPriorGrids();
+  AllowDependentGrids();
   const int64_t packs = d / kLanes;
-  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const P* gate = reinterpret_cast<const P*>(x + r * 2 * d);
-    const P* up = reinterpret_cast<const P*>(x + r * 2 * d + d);
-    P* row_out = reinterpret_cast<P*>(out + r * d);
-    for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) {
-      const P g = gate[p];
-      const P u = up[p];
+  const int64_t first = int64_t{blockIdx.x} * kGatedThreads * kUnroll + threadIdx.x;
+  for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+    const P* gate = reinterpret_cast<const P*>(x + r * x_stride);
+    const P* up = reinterpret_cast<const P*>(x + r * x_stride + d);
+    P* row_out = reinterpret_cast<P*>(out + r * out_stride);
+    P g[kUnroll], u[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const int64_t p = first + k * kGatedThreads;
+      if (p < packs) {
+        g[k] = gate[p];
+        u[k] = up[p];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const int64_t p = first + k * kGatedThreads;
+      if (p >= packs) break;
       P v;
 #pragma unroll
-      for (int k = 0; k < kLanes; ++k) {
+      for (int i = 0; i < kLanes; ++i) {
         // act(g) * u in the compute type, rounded once.
-        v.lane[k] = Types::Store(op(Types::Load(g.lane[k])) * Types::Load(u.lane[k]));
+        v.lane[i] = Types::Store(op(Types::Load(g[k].lane[i])) * Types::Load(u[k].lane[i]));
       }
       row_out[p] = v;
     }
+  }
+}
+
+template <class T, int kLanes, class Op>
+void LaunchGated(const GatedArgs& args, const DeviceScope& scope, const Op& op) {
+  const auto* x = static_cast<const T*>(args.x);
+  auto* out = static_cast<T*>(args.out);
+  const int64_t packs = args.d / kLanes;
+  // Few rows (decode): one pack per thread, so that the row spreads over
+  // several SMs; many rows: 4 packs per thread, more bytes in flight each.
+  const bool few = args.rows * packs < int64_t{kGatedThreads} * 4 * scope.Multiprocessors();
+  const int unroll = few ? 1 : 4;
+  const int64_t chunks = (packs + int64_t{kGatedThreads} * unroll - 1) / (int64_t{kGatedThreads} * unroll);
+  const dim3 grid(static_cast<unsigned>(chunks), static_cast<unsigned>(std::min<int64_t>(args.rows, 65535)));
+  if (few) {
+    LaunchDependent(scope, GatedKernel<T, kLanes, 1, Op>, grid, dim3(kGatedThreads), x, out, args.rows,
+                    args.d, args.x_stride, args.out_stride, op);
+  } else {
+    LaunchDependent(scope, GatedKernel<T, kLanes, 4, Op>, grid, dim3(kGatedThreads), x, out, args.rows,
+                    args.d, args.x_stride, args.out_stride, op);
   }
 }
 
@@ -135,20 +173,16 @@ void GatedActivate(const GatedArgs& args, Activation act) {
     using T = typename decltype(type)::type;
     using C = typename CudaTypes<T>::Compute;
     constexpr int kLanes = 16 / sizeof(T);
-    const auto* x = static_cast<const T*>(args.x);
-    auto* out = static_cast<T*>(args.out);
-    const bool vectorised = args.d % kLanes == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 &&
-                            reinterpret_cast<uintptr_t>(out) % 16 == 0;
-    const int64_t per_row = vectorised ? args.d / kLanes : args.d;
-    // A warp at least, a 1024-thread block at most; longer rows loop.
-    const int threads = static_cast<int>(std::min<int64_t>(1024, (per_row + 31) / 32 * 32));
-    const int blocks = scope.StreamingBlocks(args.rows * threads, threads);
+    const bool vectorised = args.d % kLanes == 0 && args.x_stride % kLanes == 0 &&
+                            args.out_stride % kLanes == 0 &&
+                            reinterpret_cast<uintptr_t>(args.x) % 16 == 0 &&
+                            reinterpret_cast<uintptr_t>(args.out) % 16 == 0;
     VisitActivation(act, [&](auto kind) {
       const ActivationOp<C, decltype(kind)::value, sizeof(T) == 2> op;
       if (vectorised) {
-        GatedKernel<T, kLanes><<<blocks, threads, 0, scope.stream()>>>(x, out, args.rows, args.d, op);
+        LaunchGated<T, kLanes>(args, scope, op);
       } else {
-        GatedKernel<T, 1><<<blocks, threads, 0, scope.stream()>>>(x, out, args.rows, args.d, op);
+        LaunchGated<T, 1>(args, scope, op);
       }
     });
     CheckLaunch();

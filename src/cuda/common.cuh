@@ -36,12 +36,56 @@ class DeviceScope {
   // Blocks for a grid-stride streaming kernel: enough to fill every SM a few
   // times over, no more than the work needs.
   int StreamingBlocks(int64_t work_items, int threads) const;
+  int Multiprocessors() const;
+  // Whether the device has programmatic dependent launch (sm_90 and later).
+  bool HasDependentLaunch() const;
+  // Whether the device has thread block clusters (sm_90 and later, too).
+  bool HasClusters() const { return HasDependentLaunch(); }
 
  private:
   tvm::ffi::CUDADeviceGuard guard_;
   cudaStream_t stream_;
   int device_id_;
 };
+
+// ---- Programmatic dependent launch (sm_90+) ----------------------------------
+// A kernel launched with LaunchDependent may start while the previous kernel
+// on the stream is still running: its launch, block scheduling and prologue
+// overlap that kernel's tail (in a CUDA graph of back-to-back calls, most of
+// a small kernel's cost). Such a kernel calls WaitForPriorGrids before its
+// first access to global memory: that waits for the previous grid to finish
+// and its writes to be visible, so the semantics are those of a plain launch.
+// AllowDependentGrids lets the next such kernel start early.
+
+__device__ __forceinline__ void WaitForPriorGrids() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void AllowDependentGrids() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
+
+// kernel<<<grid, block, 0, scope.stream()>>>(args...), as a programmatic
+// dependent launch where the device has it.
+template <class... Params, class... Args>
+void LaunchDependent(const DeviceScope& scope, void (*kernel)(Params...), dim3 grid, dim3 block,
+                     Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = 0;
+  config.stream = scope.stream();
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = scope.HasDependentLaunch() ? 1 : 0;
+  HETKERN_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+}
 
 // Launch-time errors (bad configuration) surface here; asynchronous faults
 // surface at the caller's next synchronisation, as with any CUDA library.

@@ -6,9 +6,14 @@
 // packs when H and every pointer allow, else single elements. When the row
 // fits, a thread keeps its packs in registers (kCache <= 4 of them) between the
 // reduction and the output pass, so x is read from memory once; longer rows
-// (kCache == 0) are read again. Reductions: each thread sums its packs in
-// order, then a warp butterfly (every lane ends with the same bits), then the
-// per-warp partials in warp order; deterministic for a given launch shape.
+// (kCache == 0) are read again. A thread's weight (and bias) packs are loaded
+// with its row, before the reduction, so that their memory latency overlaps
+// x's instead of following it (at decode sizes a kernel is a chain of such
+// latencies). Reductions: each thread sums its packs in order, then a warp
+// butterfly (every lane ends with the same bits), then the per-warp partials
+// by a butterfly over one shared-memory exchange (one barrier per
+// reduction); deterministic for a given launch shape. Kernels are launched as
+// programmatic dependent launches (common.cuh).
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -21,7 +26,16 @@ namespace cuda {
 namespace {
 
 constexpr int kMaxRowThreads = 1024;
-constexpr int kMaxCache = 4;  // packs per thread kept in registers (8 spills)
+// Rows kept in registers use at most this many threads: their launch bounds
+// then leave 128 registers a thread for the row's and the weight's packs (at
+// 1024 threads, 64 registers spill them).
+constexpr int kMaxCachedRowThreads = 512;
+constexpr int kMaxCache = 4;  // packs per thread kept in registers
+
+template <int kCache>
+constexpr int RowBlockBound() {
+  return kCache > 0 ? kMaxCachedRowThreads : kMaxRowThreads;
+}
 constexpr int kMinBlockThreads = 128;  // short rows: several rows per block
 
 // Typed pointers of one launch.
@@ -36,6 +50,9 @@ struct Rows {
   int64_t rows;
   int64_t hidden;
   C eps;
+  int64_t x_stride;  // elements between rows (64-bit offsets: row * stride may pass 2^31)
+  int64_t residual_stride;
+  int64_t out_stride;
 };
 
 template <class C>
@@ -47,18 +64,36 @@ __device__ __forceinline__ C WarpSum(C v) {
 
 // Sum of v over the threads of this row group; every thread gets the same
 // bits. Called by all threads of the block (it may synchronise the block).
+// The per-warp partials go to buffer[turn], the two buffers used in turn:
+// one barrier per reduction suffices, since a buffer is written again only
+// after the next reduction's barrier, which every thread passes after
+// reading it.
 template <class C>
-__device__ __forceinline__ C RowSum(C v, C* partials) {
+__device__ __forceinline__ C RowSum(C v, C (&buffer)[2][32], int& turn) {
   v = WarpSum(v);
   const int warps_per_row = blockDim.x / 32;
   if (warps_per_row == 1) return v;  // uniform over the block: no barrier needed
   const int lane = threadIdx.x % 32;
-  C* row_partials = partials + threadIdx.y * warps_per_row;
+  C* row_partials = buffer[turn] + threadIdx.y * warps_per_row;
+  turn ^= 1;
   if (lane == 0) row_partials[threadIdx.x / 32] = v;
   __syncthreads();
-  v = WarpSum(lane < warps_per_row ? row_partials[lane] : C(0));
-  __syncthreads();  // partials are reused by the next reduction
-  return v;
+  return WarpSum(lane < warps_per_row ? row_partials[lane] : C(0));
+}
+
+// This thread's packs of a per-column parameter (weight, bias) in registers
+// (kCache > 0): loaded once, before the first row's reduction.
+template <int kCache, class P>
+__device__ __forceinline__ void LoadParamPacks(const P* param, int64_t packs,
+                                               P (&cache)[kCache > 0 ? kCache : 1]) {
+  if constexpr (kCache > 0) {
+    if (param == nullptr) return;
+#pragma unroll
+    for (int slot = 0; slot < kCache; ++slot) {
+      const int64_t p = threadIdx.x + int64_t{slot} * blockDim.x;
+      if (p < packs) cache[slot] = param[p];
+    }
+  }
 }
 
 // fn(slot, p) for each pack p of this thread's share of a row of `packs`
@@ -93,24 +128,49 @@ __device__ __forceinline__ void ForBlockRows(int64_t rows, Fn&& fn) {
 // roundings: the fused sum is rounded to T before it feeds the variance, and
 // out = T(T(v * inv_rms) * weight).
 template <class T, int kLanes, int kCache, bool kFusedAdd>
-__global__ void __launch_bounds__(kMaxRowThreads) RMSNormKernel(Rows<T> a) {
+__global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
-  __shared__ C partials[32];
+  __shared__ C partials[2][32];
+  int turn = 0;
+  WaitForPriorGrids();
+  AllowDependentGrids();
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const P*>(a.weight);
+  P weight_cache[kCache > 0 ? kCache : 1];
+  LoadParamPacks<kCache>(weight, packs, weight_cache);
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
-    const auto* x = reinterpret_cast<const P*>(a.x + row * a.hidden);
-    auto* residual = reinterpret_cast<P*>(a.residual + row * a.hidden);
-    auto* out = reinterpret_cast<P*>(a.out + row * a.hidden);
+    const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
+    auto* residual = reinterpret_cast<P*>(a.residual + row * a.residual_stride);
+    auto* out = reinterpret_cast<P*>(a.out + row * a.out_stride);
     P cache[kCache > 0 ? kCache : 1];
+    P residual_cache[kCache > 0 && kFusedAdd ? kCache : 1];
     C sum_sq = 0;
     if (active) {
+      // All loads first: the compiler may not move a load of x above a
+      // store to residual (they may alias), so loading slot by slot between
+      // the stores would chain one memory latency per slot.
+      if constexpr (kCache > 0) {
+        ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+          cache[slot] = x[p];
+          if constexpr (kFusedAdd) residual_cache[slot] = residual[p];
+        });
+      }
       ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-        P v = x[p];
+        P v;
+        if constexpr (kCache > 0) {
+          v = cache[slot];
+        } else {
+          v = x[p];
+        }
         if constexpr (kFusedAdd) {
-          const P r = residual[p];
+          P r;
+          if constexpr (kCache > 0) {
+            r = residual_cache[slot];
+          } else {
+            r = residual[p];
+          }
 #pragma unroll
           for (int i = 0; i < kLanes; ++i) {
             v.lane[i] = Types::Store(Types::Load(v.lane[i]) + Types::Load(r.lane[i]));
@@ -125,16 +185,18 @@ __global__ void __launch_bounds__(kMaxRowThreads) RMSNormKernel(Rows<T> a) {
         if constexpr (kCache > 0) cache[slot] = v;
       });
     }
-    const C inv_rms = C(1) / sqrt(RowSum(sum_sq, partials) / static_cast<C>(a.hidden) + a.eps);
+    const C inv_rms =
+        C(1) / sqrt(RowSum(sum_sq, partials, turn) / static_cast<C>(a.hidden) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-      P v;
+      P v, w;
       if constexpr (kCache > 0) {
         v = cache[slot];
+        w = weight_cache[slot];
       } else {
         v = kFusedAdd ? residual[p] : x[p];
+        w = weight[p];
       }
-      const P w = weight[p];
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) {
         const C normed = Types::Load(Types::Store(Types::Load(v.lane[i]) * inv_rms));
@@ -147,17 +209,23 @@ __global__ void __launch_bounds__(kMaxRowThreads) RMSNormKernel(Rows<T> a) {
 
 // Two-pass mean and variance in C, then out = (x - mean) * rstd * w + b.
 template <class T, int kLanes, int kCache>
-__global__ void __launch_bounds__(kMaxRowThreads) LayerNormKernel(Rows<T> a) {
+__global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<T> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
-  __shared__ C partials[32];
+  __shared__ C partials[2][32];
+  int turn = 0;
+  WaitForPriorGrids();
+  AllowDependentGrids();
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const P*>(a.weight);
   const auto* bias = reinterpret_cast<const P*>(a.bias);
+  P weight_cache[kCache > 0 ? kCache : 1], bias_cache[kCache > 0 ? kCache : 1];
+  LoadParamPacks<kCache>(weight, packs, weight_cache);
+  LoadParamPacks<kCache>(bias, packs, bias_cache);
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
-    const auto* x = reinterpret_cast<const P*>(a.x + row * a.hidden);
-    auto* out = reinterpret_cast<P*>(a.out + row * a.hidden);
+    const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
+    auto* out = reinterpret_cast<P*>(a.out + row * a.out_stride);
     P cache[kCache > 0 ? kCache : 1];
     C sum = 0;
     if (active) {
@@ -168,7 +236,7 @@ __global__ void __launch_bounds__(kMaxRowThreads) LayerNormKernel(Rows<T> a) {
         if constexpr (kCache > 0) cache[slot] = v;
       });
     }
-    const C mean = RowSum(sum, partials) / static_cast<C>(a.hidden);
+    const C mean = RowSum(sum, partials, turn) / static_cast<C>(a.hidden);
     const auto row_pack = [&](int slot, int64_t p) {
       if constexpr (kCache > 0) {
         return cache[slot];
@@ -187,13 +255,19 @@ __global__ void __launch_bounds__(kMaxRowThreads) LayerNormKernel(Rows<T> a) {
         }
       });
     }
-    const C rstd = C(1) / sqrt(RowSum(sum_sq_dev, partials) / static_cast<C>(a.hidden) + a.eps);
+    const C rstd =
+        C(1) / sqrt(RowSum(sum_sq_dev, partials, turn) / static_cast<C>(a.hidden) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
       P v = row_pack(slot, p);
-      const P w = weight[p];
-      P b;
-      if (bias) b = bias[p];
+      P w, b;
+      if constexpr (kCache > 0) {
+        w = weight_cache[slot];
+        b = bias_cache[slot];
+      } else {
+        w = weight[p];
+        if (bias) b = bias[p];
+      }
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) {
         const C scaled = (Types::Load(v.lane[i]) - mean) * rstd * Types::Load(w.lane[i]);
@@ -210,7 +284,9 @@ Rows<T> RowsOf(const NormArgs& args) {
   return Rows<T>{static_cast<const T*>(args.x),      static_cast<T*>(args.residual),
                  static_cast<const T*>(args.weight), static_cast<const T*>(args.bias),
                  static_cast<T*>(args.out),          args.rows,
-                 args.hidden,                        static_cast<C>(args.eps)};
+                 args.hidden,                        static_cast<C>(args.eps),
+                 args.x_stride,                      args.residual_stride,
+                 args.out_stride};
 }
 
 template <int N>
@@ -221,7 +297,9 @@ using Int = std::integral_constant<int, N>;
 template <class T, class Launch>
 void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch) {
   constexpr int kVectorLanes = 16 / sizeof(T);
-  bool aligned = args.hidden % kVectorLanes == 0;
+  // Every row start aligned: hidden and the row strides multiples of a pack.
+  bool aligned = args.hidden % kVectorLanes == 0 && args.x_stride % kVectorLanes == 0 &&
+                 args.residual_stride % kVectorLanes == 0 && args.out_stride % kVectorLanes == 0;
   for (const void* p : {args.x, static_cast<const void*>(args.residual), args.weight, args.bias,
                         static_cast<const void*>(args.out)}) {
     aligned = aligned && reinterpret_cast<uintptr_t>(p) % 16 == 0;  // null passes
@@ -231,13 +309,16 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch)
   // loads in flight and a row needs few warps (cheap reductions): as many
   // threads as that takes (a warp at least), then the smallest cache depth
   // (a power of two) that holds the row. Rows longer than kMaxCache packs
-  // per thread of a full block stream instead (cache 0).
+  // per thread of a kMaxCachedRowThreads block stream instead (cache 0, up
+  // to kMaxRowThreads threads).
   const int64_t threads_for_row = ((packs + kMaxCache - 1) / kMaxCache + 31) / 32 * 32;
-  const int row_threads =
-      static_cast<int>(std::clamp<int64_t>(threads_for_row, 32, kMaxRowThreads));
+  int row_threads = static_cast<int>(std::clamp<int64_t>(threads_for_row, 32, kMaxRowThreads));
   int cache = 1;
   while (cache < kMaxCache && packs > int64_t{cache} * row_threads) cache *= 2;
-  if (!aligned || packs > int64_t{cache} * row_threads) cache = 0;
+  if (!aligned || row_threads > kMaxCachedRowThreads || packs > int64_t{cache} * row_threads) {
+    cache = 0;
+    row_threads = static_cast<int>(std::min<int64_t>(threads_for_row, kMaxRowThreads));
+  }
   const int rows_per_block = std::max(1, kMinBlockThreads / row_threads);
   const dim3 block(row_threads, rows_per_block);
   const int64_t tiles = (args.rows + rows_per_block - 1) / rows_per_block;
@@ -259,8 +340,9 @@ void LaunchRMSNorm(const NormArgs& args) {
   VisitCudaType(args.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     LaunchRows<T>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
-      RMSNormKernel<T, decltype(lanes)::value, decltype(cache)::value, kFusedAdd>
-          <<<grid, block, 0, scope.stream()>>>(RowsOf<T>(args));
+      LaunchDependent(scope,
+                      RMSNormKernel<T, decltype(lanes)::value, decltype(cache)::value, kFusedAdd>,
+                      grid, block, RowsOf<T>(args));
     });
   });
   CheckLaunch();
@@ -277,8 +359,8 @@ void LayerNorm(const NormArgs& args) {
   VisitCudaType(args.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     LaunchRows<T>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
-      LayerNormKernel<T, decltype(lanes)::value, decltype(cache)::value>
-          <<<grid, block, 0, scope.stream()>>>(RowsOf<T>(args));
+      LaunchDependent(scope, LayerNormKernel<T, decltype(lanes)::value, decltype(cache)::value>,
+                      grid, block, RowsOf<T>(args));
     });
   });
   CheckLaunch();

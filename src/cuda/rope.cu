@@ -59,21 +59,16 @@ __global__ void __launch_bounds__(512) RopeKernel(RopeArgs a) {
   const int num_heads = static_cast<int>(a.num_heads);
   const int chunks = half / kPairs;  // kPairs divides half (checked by the launcher)
   const int items = static_cast<int>(a.num_heads + a.num_kv_heads) * chunks;
+  WaitForPriorGrids();
+  AllowDependentGrids();
   for (int64_t token = blockIdx.x; token < a.num_tokens; token += gridDim.x) {
-    const int64_t pos = static_cast<int64_t>(positions[token]);
-    // Out-of-range positions cannot be reported without a host sync: such
-    // tokens are skipped (left unchanged), never read out of bounds.
-    if (pos < 0 || pos >= a.max_position) continue;
-    const TC* cos_row = cache + pos * a.rot_dim;
-    const TC* sin_row = cos_row + half;
     for (int item = threadIdx.x; item < items; item += blockDim.x) {
       const int head = item / chunks;
       const int pair = (item - head * chunks) * kPairs;
-      T* head_ptr = head < num_heads
-                        ? query + (token * a.num_heads + head) * head_size
-                        : key + (token * a.num_kv_heads + (head - num_heads)) * head_size;
-      const Pack<TC, kPairs> c = LoadLanes<kPairs, kVector>(cos_row + pair);
-      const Pack<TC, kPairs> s = LoadLanes<kPairs, kVector>(sin_row + pair);
+      T* head_ptr = head < num_heads ? query + token * a.query_stride + head * head_size
+                                     : key + token * a.key_stride + (head - num_heads) * head_size;
+      // The head's values first: their loads do not wait for the position,
+      // so their latency overlaps the position -> cos/sin chain.
       // x/y: the two halves (NeoX) or the interleaved pairs (GPT-J).
       Pack<T, kNeox ? kPairs : 2 * kPairs> x_pack, y_pack;
       if constexpr (kNeox) {
@@ -82,6 +77,14 @@ __global__ void __launch_bounds__(512) RopeKernel(RopeArgs a) {
       } else {
         x_pack = LoadLanes<2 * kPairs, kVector>(head_ptr + 2 * pair);
       }
+      const int64_t pos = static_cast<int64_t>(positions[token]);
+      // Out-of-range positions cannot be reported without a host sync: such
+      // tokens are skipped (left unchanged), never read out of bounds.
+      if (pos < 0 || pos >= a.max_position) continue;
+      const TC* cos_row = cache + pos * a.rot_dim;
+      const TC* sin_row = cos_row + half;
+      const Pack<TC, kPairs> c = LoadLanes<kPairs, kVector>(cos_row + pair);
+      const Pack<TC, kPairs> s = LoadLanes<kPairs, kVector>(sin_row + pair);
       // Pair k is (x_ref, y_ref), rotated in place in the packs.
       const auto rotate = [&](int k, T& x_ref, T& y_ref) {
         const C x = Types::Load(x_ref), y = Types::Load(y_ref);
@@ -118,6 +121,7 @@ void LaunchRope(const RopeArgs& a, const DeviceScope& scope) {
   constexpr int kHeadLanes = kNeox ? kPairs : 2 * kPairs;
   const int64_t half = a.rot_dim / 2;
   const bool vector = half % kPairs == 0 && a.head_size % kHeadLanes == 0 &&
+                      a.query_stride % kHeadLanes == 0 && a.key_stride % kHeadLanes == 0 &&
                       AlignedTo(a.query, kHeadLanes * sizeof(T)) &&
                       (a.key == nullptr || AlignedTo(a.key, kHeadLanes * sizeof(T))) &&
                       AlignedTo(a.cos_sin_cache, kPairs * sizeof(TC));
@@ -127,9 +131,9 @@ void LaunchRope(const RopeArgs& a, const DeviceScope& scope) {
   // Work item of StreamingBlocks = one token per block.
   const int blocks = scope.StreamingBlocks(a.num_tokens, 1);
   if (vector) {
-    RopeKernel<T, TC, TPos, kNeox, kPairs, true><<<blocks, threads, 0, scope.stream()>>>(a);
+    LaunchDependent(scope, RopeKernel<T, TC, TPos, kNeox, kPairs, true>, blocks, threads, a);
   } else {
-    RopeKernel<T, TC, TPos, kNeox, 1, false><<<blocks, threads, 0, scope.stream()>>>(a);
+    LaunchDependent(scope, RopeKernel<T, TC, TPos, kNeox, 1, false>, blocks, threads, a);
   }
   CheckLaunch();
 }

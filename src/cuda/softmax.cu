@@ -15,6 +15,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#include <cooperative_groups.h>
+
+#include <type_traits>
+
 #include "src/core/kernels.h"
 #include "src/cuda/common.cuh"
 #include "src/cuda/elementwise.cuh"  // Pack
@@ -177,7 +181,8 @@ __device__ __forceinline__ void GroupReduce(C (&v)[N], C* shared, Op op) {
 // and, for kVec > 1, x and out 16-byte aligned with cols % kVec == 0.
 template <class T, int kVec, int kGroup, int kPacks, bool kLog>
 __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<kGroup>)
-    RegisterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols) {
+    RegisterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
+                       int64_t out_stride) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kVec>;
@@ -198,7 +203,7 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
        first += int64_t{gridDim.x} * kRowsPerBlock) {
     const int64_t row = first + threadIdx.x / kGroup;
     const bool valid = row < rows;
-    const P* xr = reinterpret_cast<const P*>(x + row * cols);
+    const P* xr = reinterpret_cast<const P*>(x + row * x_stride);
     P cache[kPacks];
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
@@ -252,7 +257,7 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
     // that (v - max) - log(sum) is NaN there too.
     const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.rest;
     if (!valid) continue;
-    P* outr = reinterpret_cast<P*>(out + row * cols);
+    P* outr = reinterpret_cast<P*>(out + row * out_stride);
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
       const int64_t p = int64_t{s} * kGroup + lane;
@@ -295,7 +300,7 @@ constexpr int64_t kRegisterRowMaxPacks = int64_t{kMaxBlockThreads} * kPacksMax<k
 // longer than kRegisterRowMaxPacks are not launched.
 template <class T, int kVec, int kGroup = 1, int kPacks = 1>
 void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t rows, int64_t cols,
-                        bool log) {
+                        int64_t x_stride, int64_t out_stride, bool log) {
   const int64_t packs = cols / kVec;
   if (packs <= int64_t{kGroup} * kPacks) {
     constexpr int kBlock = RowBlockThreads<kGroup>();
@@ -303,19 +308,19 @@ void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t ro
     const int blocks = scope.StreamingBlocks(blocks_needed * kBlock, kBlock);
     if (log) {
       RegisterRowsKernel<T, kVec, kGroup, kPacks, true>
-          <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols);
+          <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols, x_stride, out_stride);
     } else {
       RegisterRowsKernel<T, kVec, kGroup, kPacks, false>
-          <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols);
+          <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols, x_stride, out_stride);
     }
   } else if constexpr (kGroup == 1 && kPacks < kPacksMid<kVec>) {
-    LaunchRegisterRows<T, kVec, 1, kPacks * 2>(scope, x, out, rows, cols, log);
+    LaunchRegisterRows<T, kVec, 1, kPacks * 2>(scope, x, out, rows, cols, x_stride, out_stride, log);
   } else if constexpr (kGroup < kMaxBlockThreads / 2) {
-    LaunchRegisterRows<T, kVec, kGroup * 2, kPacksMid<kVec>>(scope, x, out, rows, cols, log);
+    LaunchRegisterRows<T, kVec, kGroup * 2, kPacksMid<kVec>>(scope, x, out, rows, cols, x_stride, out_stride, log);
   } else if constexpr (kPacks < kPacksMax<kVec>) {
-    LaunchRegisterRows<T, kVec, kGroup, kPacksMax<kVec>>(scope, x, out, rows, cols, log);
+    LaunchRegisterRows<T, kVec, kGroup, kPacksMax<kVec>>(scope, x, out, rows, cols, x_stride, out_stride, log);
   } else if constexpr (kGroup < kMaxBlockThreads) {
-    LaunchRegisterRows<T, kVec, kGroup * 2, kPacks>(scope, x, out, rows, cols, log);
+    LaunchRegisterRows<T, kVec, kGroup * 2, kPacks>(scope, x, out, rows, cols, x_stride, out_stride, log);
   }
 }
 
@@ -363,18 +368,202 @@ __device__ __forceinline__ MaxSum<C> BlockMerge(MaxSum<C> acc, MaxSum<C>* shared
   return shared[32];
 }
 
-// kVec > 1 requires x and out to share their offset within 16 bytes, so one
-// head length aligns both.
+// ---- Long rows held by a cluster: one read, one write --------------------------
+//
+// A row too long for one block's registers (a vocabulary of 32000 to ~260000
+// logits) is split over a cluster of kClusterMax or fewer blocks of kThreads
+// threads, each thread holding kPacks packs of it in registers: x is read
+// from memory once, as in the register kernel, instead of twice as in the
+// online one. Two cheap reductions over the cluster, no exp in either: the
+// row's max, then the ones + rest sum of exp(x - max) (per pack in C,
+// beyond in double). Each goes warp butterfly -> per-warp values in shared
+// memory -> butterfly over the warps -> per-block values read by every
+// warp from every block of the cluster (distributed shared memory) ->
+// butterfly over the blocks: every thread of the cluster ends with the same
+// bits, in an order fixed by the launch shape.
+constexpr int kClusterMax = 8;  // the portable cluster size limit
+
+template <class V, class Op>
+__device__ __forceinline__ V ButterflyOver(V v, int lanes, Op op) {
+  for (int offset = lanes / 2; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+
+// op-reduction of v over the cluster (all its threads call it). `warps` and
+// `blocks` are this reduction's own shared slots: a slot is written again
+// only after the next cluster barrier (the next reduction's, or the
+// kernel's last), which every reader passes after reading it.
+template <class V, class Op>
+__device__ __forceinline__ V ClusterReduce(V v, V* warps, V* block, Op op) {
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  const int lane = threadIdx.x % 32, n_warps = blockDim.x / 32;
+  v = ButterflyOver(v, 32, op);
+  if (lane == 0) warps[threadIdx.x / 32] = v;
+  __syncthreads();
+  // Lane l takes warp l % n_warps (then block l % n_blocks): every aligned
+  // group of lanes holds all the values, and a butterfly of a commutative op
+  // gives all its lanes the same bits.
+  v = ButterflyOver(warps[lane % n_warps], n_warps, op);
+  if (threadIdx.x == 0) *block = v;
+  cluster.sync();
+  const int n_blocks = static_cast<int>(cluster.num_blocks());
+  v = *cluster.map_shared_rank(block, lane % n_blocks);
+  return ButterflyOver(v, n_blocks, op);
+}
+
+// 256-thread blocks run two per SM (<= 128 registers a thread), so that one
+// row's loads overlap another's math; 512-thread blocks (the longest rows)
+// one. At most 8 packs a thread: 16-bit values at 12 spill.
+template <class T, int kVec, int kThreads, int kPacks, bool kLog>
+__global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
+    ClusterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
+                      int64_t out_stride) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // clusters are sm_90+; the launcher never picks this kernel below
+#else
+  using Types = CudaTypes<T>;
+  using C = typename Types::Compute;
+  using P = Pack<T, kVec>;
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  const int cluster_size = static_cast<int>(cluster.num_blocks());
+  const int rank = static_cast<int>(cluster.block_rank());
+  __shared__ C warp_max[kThreads / 32];
+  __shared__ double warp_ones[kThreads / 32], warp_rest[kThreads / 32];
+  __shared__ C block_max;  // the block slots are read by the cluster's other blocks
+  __shared__ double block_ones, block_rest;
+  const int64_t packs = cols / kVec;
+  const int64_t first_pack = int64_t{rank} * kThreads * kPacks + threadIdx.x;
+  const int64_t clusters = gridDim.x / cluster_size;
+  P neg_inf;
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) neg_inf.lane[k] = Types::Store(NegInf<C>());
+  const auto fmax_op = [](C a, C b) { return fmax(a, b); };
+  const auto add_op = [](double a, double b) { return a + b; };
+  for (int64_t row = blockIdx.x / cluster_size; row < rows; row += clusters) {
+    const P* xr = reinterpret_cast<const P*>(x + row * x_stride);
+    P cache[kPacks];
+#pragma unroll
+    for (int s = 0; s < kPacks; ++s) {
+      const int64_t p = first_pack + s * kThreads;
+      cache[s] = p < packs ? xr[p] : neg_inf;
+    }
+    // The compiler would keep every converted value from one pass to the
+    // next (spilling at 12 16-bit packs); an empty asm "changing" the packs
+    // makes it convert them again (one instruction per value) instead.
+    const auto forget_converted = [&] {
+#pragma unroll
+      for (int s = 0; s < kPacks; ++s) {
+        auto* words = reinterpret_cast<uint32_t*>(&cache[s]);
+#pragma unroll
+        for (int w = 0; w < int{sizeof(P) / 4}; ++w) asm volatile("" : "+r"(words[w]));
+      }
+    };
+    C max = NegInf<C>();
+#pragma unroll
+    for (int s = 0; s < kPacks; ++s)
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) max = fmax(max, Types::Load(cache[s].lane[k]));
+    max = ClusterReduce(max, warp_max, &block_max, fmax_op);
+    forget_converted();
+    double ones = 0.0, rest = 0.0;
+#pragma unroll
+    for (int s = 0; s < kPacks; ++s) {
+      ExpSum<C> pack_sum{C(0), C(0)};
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) pack_sum.Add(Types::Load(cache[s].lane[k]), max);
+      ones += pack_sum.ones;
+      rest += pack_sum.rest;
+    }
+    forget_converted();
+    ones = ClusterReduce(ones, warp_ones, &block_ones, add_op);
+    rest = ClusterReduce(rest, warp_rest, &block_rest, add_op);
+    const ExpSum<double> sum{ones, rest};
+    // softmax: exp(v - max) * (1 / sum); log_softmax: (v - max) - log(sum).
+    const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.template Scale<C>(false);
+    P* outr = reinterpret_cast<P*>(out + row * out_stride);
+#pragma unroll
+    for (int s = 0; s < kPacks; ++s) {
+      const int64_t p = first_pack + s * kThreads;
+      if (p < packs) {
+        P pack;
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+          const C v = Types::Load(cache[s].lane[k]);
+          pack.lane[k] = Types::Store(kLog ? (v - max) - scale : ExpShifted(v, max) * scale);
+        }
+        outr[p] = pack;
+      }
+    }
+  }
+  cluster.sync();  // no block exits while another may still read its slots
+#endif
+}
+
+// The largest row the cluster kernel holds: kClusterMax blocks of 512
+// threads with 8 packs each (262144 16-bit values, 131072 float32 ones).
+constexpr int64_t kClusterRowMaxPacks = int64_t{kClusterMax} * 512 * 8;
+
+// Launches ClusterRowsKernel with the first (threads, packs per thread) of
+// (256, 4), (256, 8), (512, 8), with the smallest cluster (2, 4 or 8 blocks)
+// that holds a row: few registers, then few blocks to merge. Rows of more
+// than kClusterRowMaxPacks packs are not launched.
+template <class T, int kVec>
+void LaunchClusterRows(const DeviceScope& scope, const T* x, T* out, int64_t rows, int64_t cols,
+                       int64_t x_stride, int64_t out_stride, bool log) {
+  const int64_t packs = cols / kVec;
+  constexpr int kShapes[3][2] = {{256, 4}, {256, 8}, {512, 8}};
+  int cluster = kClusterMax, shape = 2;
+  for (int i = 0, found = 0; i < 3 && !found; ++i) {
+    for (int c = 2; c <= kClusterMax && !found; c *= 2) {
+      if (packs <= int64_t{c} * kShapes[i][0] * kShapes[i][1]) cluster = c, shape = i, found = 1;
+    }
+  }
+  // Enough clusters to fill the GPU a few times over, no more than rows.
+  const int64_t clusters = std::min<int64_t>(rows, std::max(1, 4 * scope.Multiprocessors() / cluster));
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(clusters * cluster));
+  config.blockDim = dim3(static_cast<unsigned>(kShapes[shape][0]));
+  config.stream = scope.stream();
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute[0].val.clusterDim.y = 1;
+  attribute[0].val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  const auto launch = [&](auto threads_tag, auto packs_tag) {
+    constexpr int kThreads = decltype(threads_tag)::value, kPacks = decltype(packs_tag)::value;
+    if (log) {
+      HETKERN_CUDA_CHECK(cudaLaunchKernelEx(&config, ClusterRowsKernel<T, kVec, kThreads, kPacks, true>,
+                                            x, out, rows, cols, x_stride, out_stride));
+    } else {
+      HETKERN_CUDA_CHECK(cudaLaunchKernelEx(&config, ClusterRowsKernel<T, kVec, kThreads, kPacks, false>,
+                                            x, out, rows, cols, x_stride, out_stride));
+    }
+  };
+  using std::integral_constant;
+  switch (shape) {
+    case 0: return launch(integral_constant<int, 256>{}, integral_constant<int, 4>{});
+    case 1: return launch(integral_constant<int, 256>{}, integral_constant<int, 8>{});
+    default: return launch(integral_constant<int, 512>{}, integral_constant<int, 8>{});
+  }
+}
+
+// kVec > 1 requires each row of x and of out to share their offset within 16
+// bytes, so one head length aligns both.
 template <class T, int kVec>
 __global__ void __launch_bounds__(kMaxBlockThreads)
-    BlockRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, bool log) {
+    BlockRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
+                    int64_t out_stride, bool log) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kVec>;
   __shared__ MaxSum<C> shared[33];
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const T* xr = x + row * cols;
-    T* outr = out + row * cols;
+    const T* xr = x + row * x_stride;
+    T* outr = out + row * out_stride;
     const auto addr = reinterpret_cast<uintptr_t>(xr);
     const int64_t head =
         kVec == 1 ? 0 : std::min<int64_t>(cols, ((16 - addr % 16) % 16) / sizeof(T));
@@ -424,19 +613,37 @@ void Softmax(const SoftmaxArgs& a) {
     const auto* x = static_cast<const T*>(a.x);
     auto* out = static_cast<T*>(a.out);
     const auto x_addr = reinterpret_cast<uintptr_t>(x), out_addr = reinterpret_cast<uintptr_t>(out);
-    const bool packed = x_addr % 16 == 0 && out_addr % 16 == 0 && a.cols % kVec == 0;
-    if (packed && a.cols / kVec <= kRegisterRowMaxPacks<kVec>) {
-      LaunchRegisterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.log);
+    // Every row start 16-byte aligned.
+    const bool packed = x_addr % 16 == 0 && out_addr % 16 == 0 && a.cols % kVec == 0 &&
+                        a.x_stride % kVec == 0 && a.out_stride % kVec == 0;
+    // Rows of up to half a block of threads' registers stay in the register
+    // kernel; longer ones (whose 1024-thread blocks would spill) go to a
+    // cluster, float64 excepted (its 2-lane packs would need 2x the packs).
+    const int64_t packs = a.cols / kVec;
+    bool cluster = false;
+    if constexpr (kVec > 2) {
+      cluster = packed && packs > kRegisterRowMaxPacks<kVec> / 2 &&
+                packs <= kClusterRowMaxPacks && scope.HasClusters();
+      if (cluster) {
+        LaunchClusterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
+      }
+    }
+    if (cluster) {
+    } else if (packed && packs <= kRegisterRowMaxPacks<kVec>) {
+      LaunchRegisterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
     } else if (!packed && a.cols <= kRegisterRowMaxPacks<1>) {
-      LaunchRegisterRows<T, 1>(scope, x, out, a.rows, a.cols, a.log);
+      LaunchRegisterRows<T, 1>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
     } else {
       const int blocks = scope.StreamingBlocks(a.rows, 1);  // one row per block, SM-bounded
-      if (x_addr % 16 == out_addr % 16) {
+      // Rows of x and out at the same offset within 16 bytes, row after row.
+      const bool same_offsets = x_addr % 16 == out_addr % 16 &&
+                                (a.x_stride - a.out_stride) * int64_t{sizeof(T)} % 16 == 0;
+      if (same_offsets) {
         BlockRowsKernel<T, kVec><<<blocks, BlockThreads(a.cols / kVec), 0, scope.stream()>>>(
-            x, out, a.rows, a.cols, a.log);
+            x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
       } else {
         BlockRowsKernel<T, 1><<<blocks, BlockThreads(a.cols), 0, scope.stream()>>>(
-            x, out, a.rows, a.cols, a.log);
+            x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
       }
     }
     CheckLaunch();

@@ -31,17 +31,19 @@ Activation GeluKind(const char* op, const std::string& approximate) {
   return approximate == "tanh" ? Activation::kGeluTanh : Activation::kGelu;
 }
 
-// x: (..., 2 * d) -> out: (..., d) of the same dtype and device, no overlap.
+// x: (..., 2 * d) -> out: (..., d) of the same dtype and device, no overlap;
+// rows of each any stride.
 GatedArgs CheckGated(const char* op, const TensorView& out, const TensorView& x) {
-  const ArrayArg xa = CheckArray(op, "x", x);
+  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
+  const ArrayArg& xa = xv.array;
   HETKERN_CHECK(x.ndim() >= 1, ValueError)
       << "hetkern." << op << ": 'x' is 0-dimensional; expected shape (..., 2 * d)";
-  const RowShape shape = LastDimRows(x);
-  const int64_t last = shape.cols;
+  const int64_t last = xv.cols;
   HETKERN_CHECK(last % 2 == 0, ValueError)
       << "hetkern." << op << ": 'x' has last dimension " << last
       << "; the last dimension must be even (gate and up halves of d each)";
-  const ArrayArg oa = CheckArray(op, "out", out);
+  const RowsView ov = CheckRowsArray(op, "out", out, 1, Access::kWritten);
+  const ArrayArg& oa = ov.array;
   CheckSameDType(op, "x", xa.dtype, "out", oa.dtype);
   CheckSameDevice(op, "x", xa.device, "out", oa.device);
   bool shape_ok = out.ndim() == x.ndim() && out.size(out.ndim() - 1) == last / 2;
@@ -50,11 +52,14 @@ GatedArgs CheckGated(const char* op, const TensorView& out, const TensorView& x)
       << "hetkern." << op << ": 'out' has shape " << ShapeString(out) << "; expected "
       << HalvedShapeString(x) << " (the shape of 'x' with its last dimension halved)";
   // In place is impossible (out is half the size), so any overlap is refused.
-  HETKERN_CHECK(oa.data != xa.data || oa.numel == 0, ValueError)
+  const bool disjoint = Disjoint(FootprintOf(ov), FootprintOf(xv));
+  HETKERN_CHECK(disjoint || oa.data != xa.data, ValueError)
       << "hetkern." << op << ": 'out' overlaps 'x'; expected a separate array";
-  CheckNoPartialOverlap(op, "out", oa, "x", xa);
+  HETKERN_CHECK(disjoint, ValueError)
+      << "hetkern." << op << ": 'out' partially overlaps 'x'; expected a separate array";
   const int64_t d = last / 2;
-  return GatedArgs{xa.dtype, xa.device, shape.rows, d, xa.data, oa.data};
+  return GatedArgs{xa.dtype, xa.device, xv.rows,      d,
+                   xa.data,  oa.data,   xv.row_stride, ov.row_stride};
 }
 
 void Gated(const char* op, TensorView out, TensorView x, Activation act) {

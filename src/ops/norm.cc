@@ -12,24 +12,22 @@
 namespace hetkern {
 namespace {
 
-// x: a supported contiguous array with a non-empty last dimension.
-NormArgs CheckRows(const char* op, const TensorView& x, double eps) {
-  const ArrayArg xa = CheckArray(op, "x", x);
+// x: rows of a non-empty last dimension (any row stride).
+NormArgs CheckRows(const char* op, const TensorView& x, double eps, const RowsView& xv) {
   HETKERN_CHECK(x.ndim() >= 1, ValueError)
       << "hetkern." << op << ": 'x' is 0-dimensional; expected shape (..., H) with H >= 1";
-  const RowShape shape = LastDimRows(x);
-  const int64_t hidden = shape.cols;
-  HETKERN_CHECK(hidden >= 1, ValueError)
+  HETKERN_CHECK(xv.cols >= 1, ValueError)
       << "hetkern." << op << ": 'x' has an empty last dimension; expected shape (..., H) with H >= 1";
   HETKERN_CHECK(std::isfinite(eps) && eps > 0, ValueError)
       << "hetkern." << op << ": 'eps' is " << eps << "; expected a finite number > 0";
   NormArgs args{};
-  args.dtype = xa.dtype;
-  args.device = xa.device;
-  args.hidden = hidden;
-  args.rows = shape.rows;
+  args.dtype = xv.array.dtype;
+  args.device = xv.array.device;
+  args.hidden = xv.cols;
+  args.rows = xv.rows;
   args.eps = eps;
-  args.x = xa.data;
+  args.x = xv.array.data;
+  args.x_stride = xv.row_stride;
   return args;
 }
 
@@ -45,45 +43,49 @@ ArrayArg CheckRowParam(const char* op, const char* name, const TensorView& p, co
   return pa;
 }
 
-// `out` like x (same shape, dtype, device), x itself or disjoint from it.
-ArrayArg CheckOut(const char* op, const TensorView& out, const TensorView& x,
-                  const NormArgs& args) {
+// `out` like x (same shape, dtype, device; any row stride), x itself or
+// disjoint from it.
+RowsView CheckOut(const char* op, const TensorView& out, const TensorView& x, const RowsView& xv) {
   CheckSameLayout(op, "x", x, "out", out);
-  const ArrayArg oa = CheckArray(op, "out", out);
-  CheckNoPartialOverlap(op, "out", oa, "x", ArrayArg{const_cast<void*>(args.x),
-                                                      args.rows * args.hidden, args.dtype,
-                                                      args.device});
-  return oa;
+  const RowsView ov = CheckRowsArray(op, "out", out, 1, Access::kWritten);
+  CheckSameOrDisjoint(op, "out", ov, "x", xv);
+  return ov;
 }
 
 }  // namespace
 
 void rmsnorm(TensorView out, TensorView x, TensorView weight, double eps) {
   const char* op = "rmsnorm";
-  NormArgs args = CheckRows(op, x, eps);
+  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
+  NormArgs args = CheckRows(op, x, eps, xv);
   const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
-  const ArrayArg oa = CheckOut(op, out, x, args);
+  const RowsView ov = CheckOut(op, out, x, xv);
   // Written row by row: an out sharing memory with weight would change it
   // for the rows after the first.
-  CheckDisjoint(op, "out", out, "weight", weight);
+  CheckDisjoint(op, "out", FootprintOf(ov), "weight", FootprintOf(weight));
   args.weight = wa.data;
-  args.out = oa.data;
+  args.out = ov.array.data;
+  args.out_stride = ov.row_stride;
   if (args.rows == 0) return;
   HETKERN_LAUNCH(args.device, RMSNorm(args));
 }
 
 void fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight, double eps) {
   const char* op = "fused_add_rmsnorm";
-  NormArgs args = CheckRows(op, x, eps);
+  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kWritten);
+  NormArgs args = CheckRows(op, x, eps, xv);
   CheckSameLayout(op, "x", x, "residual", residual);
-  const ArrayArg ra = CheckArray(op, "residual", residual);
+  const RowsView rv = CheckRowsArray(op, "residual", residual, 1, Access::kWritten);
   const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
-  CheckDisjoint(op, "residual", residual, "x", x);
-  CheckDisjoint(op, "x", x, "weight", weight);
-  CheckDisjoint(op, "residual", residual, "weight", weight);
-  args.residual = ra.data;
+  const Footprint w = FootprintOf(weight);
+  CheckDisjoint(op, "residual", FootprintOf(rv), "x", FootprintOf(xv));
+  CheckDisjoint(op, "x", FootprintOf(xv), "weight", w);
+  CheckDisjoint(op, "residual", FootprintOf(rv), "weight", w);
+  args.residual = rv.array.data;
+  args.residual_stride = rv.row_stride;
   args.weight = wa.data;
   args.out = const_cast<void*>(args.x);
+  args.out_stride = args.x_stride;
   if (args.rows == 0) return;
   HETKERN_LAUNCH(args.device, FusedAddRMSNorm(args));
 }
@@ -91,15 +93,17 @@ void fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight, dou
 void layernorm(TensorView out, TensorView x, TensorView weight, tvm::ffi::Optional<TensorView> bias,
                double eps) {
   const char* op = "layernorm";
-  NormArgs args = CheckRows(op, x, eps);
+  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
+  NormArgs args = CheckRows(op, x, eps, xv);
   const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
-  const ArrayArg oa = CheckOut(op, out, x, args);
-  CheckDisjoint(op, "out", out, "weight", weight);
+  const RowsView ov = CheckOut(op, out, x, xv);
+  CheckDisjoint(op, "out", FootprintOf(ov), "weight", FootprintOf(weight));
   args.weight = wa.data;
-  args.out = oa.data;
+  args.out = ov.array.data;
+  args.out_stride = ov.row_stride;
   if (bias.has_value()) {
     const ArrayArg ba = CheckRowParam(op, "bias", *bias, args);
-    CheckDisjoint(op, "out", out, "bias", *bias);
+    CheckDisjoint(op, "out", FootprintOf(ov), "bias", FootprintOf(*bias));
     args.bias = ba.data;
   }
   if (args.rows == 0) return;

@@ -2,6 +2,7 @@
 // then rotate query and key in place on the arguments' device.
 #include <tvm/ffi/function.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 
@@ -16,6 +17,8 @@ constexpr const char* kOp = "rope";
 
 // query/key: (*positions.shape, heads * head_size) or
 // (*positions.shape, heads, head_size); returns the number of heads.
+// Layout (each token's heads contiguous, tokens any stride) is checked by
+// TokenRows.
 int64_t CheckHeads(const char* name, const TensorView& t, const TensorView& positions,
                    int64_t head_size) {
   const int lead = positions.ndim();
@@ -38,6 +41,15 @@ int64_t CheckHeads(const char* name, const TensorView& t, const TensorView& posi
   return last / head_size;
 }
 
+// query/key as rows of tokens: the dimensions after positions' form one
+// contiguous row, tokens any stride (vLLM's q, k, v = qkv.split(...)).
+// Checked before CheckHeads, so that a transposed array is reported as such;
+// CheckHeads then refuses a dimension count other than 1 or 2 past positions'.
+RowsView TokenRows(const char* name, const TensorView& t, const TensorView& positions) {
+  const int row_dims = std::clamp(t.ndim() - positions.ndim(), 1, 2);
+  return CheckRowsArray(kOp, name, t, row_dims, Access::kWritten);
+}
+
 template <class Index>
 void CheckPositionValues(const Index* positions, int64_t n, int64_t max_position) {
   for (int64_t i = 0; i < n; ++i) {
@@ -53,7 +65,7 @@ void CheckPositionValues(const Index* positions, int64_t n, int64_t max_position
 void rope(TensorView query, tvm::ffi::Optional<TensorView> key, TensorView positions,
           TensorView cos_sin_cache, int64_t head_size, bool is_neox) {
   RopeArgs args{};
-  const ArrayArg q = CheckArray(kOp, "query", query);
+  const ArrayArg q = CheckArrayAnyLayout(kOp, "query", query);  // layout: TokenRows
   args.dtype = q.dtype;
   args.device = q.device;
   args.query = q.data;
@@ -79,16 +91,20 @@ void rope(TensorView query, tvm::ffi::Optional<TensorView> key, TensorView posit
   HETKERN_CHECK(head_size > 0, ValueError)
       << "hetkern." << kOp << ": 'head_size' is " << head_size << "; expected > 0";
   args.head_size = head_size;
+  const RowsView query_rows = TokenRows("query", query, positions);
   args.num_heads = CheckHeads("query", query, positions, head_size);
+  args.query_stride = query_rows.row_stride;
 
-  ArrayArg k{};
+  RowsView key_rows{};
   if (key.has_value()) {
     const TensorView& kv = *key;
-    k = CheckArray(kOp, "key", kv);
+    const ArrayArg k = CheckArrayAnyLayout(kOp, "key", kv);
     CheckSameDType(kOp, "query", q.dtype, "key", k.dtype);
     CheckSameDevice(kOp, "query", q.device, "key", k.device);
+    key_rows = TokenRows("key", kv, positions);
     args.num_kv_heads = CheckHeads("key", kv, positions, head_size);
     args.key = k.data;
+    args.key_stride = key_rows.row_stride;
   }
 
   const ArrayArg c = CheckArray(kOp, "cos_sin_cache", cos_sin_cache);
@@ -110,12 +126,14 @@ void rope(TensorView query, tvm::ffi::Optional<TensorView> key, TensorView posit
   // Memory the kernel writes (query, key, in place) must be disjoint from
   // everything else it touches: the result would depend on the order the
   // kernel visits tokens.
-  if (key.has_value()) CheckDisjoint(kOp, "query", query, "key", *key);
-  CheckDisjoint(kOp, "query", query, "cos_sin_cache", cos_sin_cache);
-  CheckDisjoint(kOp, "query", query, "positions", positions);
+  const Footprint q_bytes = FootprintOf(query_rows), cache_bytes = FootprintOf(cos_sin_cache),
+                  position_bytes = FootprintOf(positions);
+  if (key.has_value()) CheckDisjoint(kOp, "query", q_bytes, "key", FootprintOf(key_rows));
+  CheckDisjoint(kOp, "query", q_bytes, "cos_sin_cache", cache_bytes);
+  CheckDisjoint(kOp, "query", q_bytes, "positions", position_bytes);
   if (key.has_value()) {
-    CheckDisjoint(kOp, "key", *key, "cos_sin_cache", cos_sin_cache);
-    CheckDisjoint(kOp, "key", *key, "positions", positions);
+    CheckDisjoint(kOp, "key", FootprintOf(key_rows), "cos_sin_cache", cache_bytes);
+    CheckDisjoint(kOp, "key", FootprintOf(key_rows), "positions", position_bytes);
   }
 
   // The CUDA kernel indexes within a token in int.

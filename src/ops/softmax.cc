@@ -9,13 +9,18 @@
 namespace hetkern {
 namespace {
 
-// The elementwise checks (dtype, device, contiguity, same layout, no partial
-// overlap), plus the row shape: rows of the last dimension's length; a 0-d
-// array is one row of one element, as in torch.softmax(x, -1).
+// Rows of the last dimension's length, each contiguous, any row stride (x
+// and out each their own); a 0-d array is one row of one element, as in
+// torch.softmax(x, -1). out has x's shape, dtype and device and is x itself
+// or disjoint from it.
 SoftmaxArgs CheckSoftmax(const char* op, const TensorView& out, const TensorView& x, bool log) {
-  const UnaryArgs u = CheckUnary(op, out, x);
-  const RowShape shape = LastDimRows(x);
-  return SoftmaxArgs{u.dtype, u.device, shape.rows, shape.cols, u.x, u.out, log};
+  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
+  CheckSameLayout(op, "x", x, "out", out);
+  const RowsView ov = CheckRowsArray(op, "out", out, 1, Access::kWritten);
+  CheckSameOrDisjoint(op, "out", ov, "x", xv);
+  return SoftmaxArgs{xv.array.dtype, xv.array.device, xv.rows,         xv.cols,
+                     xv.array.data,  ov.array.data,   log,             xv.row_stride,
+                     ov.row_stride};
 }
 
 void RunSoftmax(const char* op, const TensorView& out, const TensorView& x, bool log) {

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 
 import hetkern
 
+from . import peers
 from .cases import Case, element_size, flat_sizes, native, numpy_peer, randn
 
 FAMILY = "activation"
@@ -67,11 +68,28 @@ def _unary(op, n, dtype, device):
             "compile": (functional, (x,))}
 
 
+def _gated_peers(op, x, o, d) -> dict:
+    """Liger takes the gate and up projections as two arrays (as the HF MLP
+    produces them): contiguous copies, the same bytes moved; its GeGLU is the
+    tanh form. FlashInfer: silu_and_mul in bfloat16."""
+    found = {}
+    liger, fi = peers.liger(), peers.flashinfer()
+    liger_op = {"silu_and_mul": "liger_swiglu", "gelu_tanh_and_mul": "liger_geglu"}.get(op)
+    if liger is not None and liger_op:
+        a, b = x[:, :d].contiguous(), x[:, d:].contiguous()
+        fn = getattr(liger, liger_op)
+        found["liger"] = lambda: fn(a, b)
+    if fi is not None and op == "silu_and_mul" and x.dtype == torch.bfloat16:
+        found["flashinfer"] = lambda: fi.silu_and_mul(x, o)
+    return found
+
+
 def _gated(op, tokens, d, dtype, device):
     ours, theirs = GATED[op]
     x = randn((tokens, 2 * d), dtype, device, scale=3.0)
     o = torch.empty(tokens, d, dtype=x.dtype, device=device)
-    return {"hetkern": lambda: ours(x, out=o), "torch": lambda: theirs(x), "compile": (theirs, (x,))}
+    return {"hetkern": lambda: ours(x, out=o), "torch": lambda: theirs(x), "compile": (theirs, (x,)),
+            **(_gated_peers(op, x, o, d) if device == "cuda" else {})}
 
 
 def cases(device: str, dtypes: list[str], max_elems: int, quick: bool) -> list[Case]:

@@ -7,8 +7,11 @@ with the spread (min..max). This is the whole-call (host) time, Python entry
 included. GPU: the same with CUDA events recorded around the batch on the
 current stream (device time); `time_cuda_host` instead times the batch with
 perf_counter and one synchronize at its end (whole-call time: launch-bound
-for small shapes). Large calls take fewer samples (at least 5) so that one
-measurement lasts about `max_total_s`. GB/s counts the bytes read + written.
+for small shapes). `time_cuda_graph` captures GRAPH_CALLS back-to-back calls
+in a CUDA graph and times its replays with events: the device time per call
+with launch costs removed, as a serving engine's graph-captured decode step
+pays it. Large calls take fewer samples (at least 5) so that one measurement
+lasts about `max_total_s`. GB/s counts the bytes read + written.
 """
 
 from __future__ import annotations
@@ -89,6 +92,44 @@ def time_cuda(fn: Callable[[], object], samples: int = 15, min_sample_s: float =
         return start.elapsed_time(end) / 1e3
 
     return _measure(sample, samples, min_sample_s, max_total_s, 1 << 16)
+
+
+GRAPH_CALLS = 20
+
+
+def time_cuda_graph(fn: Callable[[], object], samples: int = 15, min_sample_s: float = 2e-3,
+                    max_total_s: float = 1.0, calls: int = GRAPH_CALLS) -> Timing:
+    """Device time per call of `fn` from a CUDA graph of `calls` calls, replayed."""
+    import torch
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up off the capture (lazy init, autotuning)
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn()
+    graph.replay()
+    torch.cuda.synchronize()
+
+    def sample(batch: int) -> float:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(batch):
+            graph.replay()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / 1e3
+
+    try:
+        t = _measure(sample, samples, min_sample_s, max_total_s, 1 << 12)
+    finally:
+        del graph
+    return Timing(t.median_s / calls, t.min_s / calls, t.max_s / calls, t.samples)
 
 
 def time_cuda_host(fn: Callable[[], object], samples: int = 15, min_sample_s: float = 2e-3,

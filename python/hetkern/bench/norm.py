@@ -11,6 +11,7 @@ import torch.nn.functional as F
 
 import hetkern
 
+from . import peers
 from .cases import Case, element_size, llm_shapes, randn
 
 FAMILY = "norm"
@@ -38,6 +39,26 @@ OPS = {
 }
 
 
+def _gpu_peers(op, x, w, r, out) -> dict:
+    """Liger (Triton; allocates its outputs) and FlashInfer (bfloat16, writes
+    out, or x and r in place) where installed."""
+    found = {}
+    liger, fi = peers.liger(), peers.flashinfer()
+    if liger is not None:
+        found["liger"] = {
+            "rmsnorm": lambda: liger.liger_rms_norm(x, w, 1e-6),
+            "fused_add_rmsnorm": lambda: liger.liger_fused_add_rms_norm(x, r, w, 1e-6),
+            "layernorm": lambda: liger.liger_layer_norm(x, w, w, 1e-5),
+        }[op]
+    if fi is not None and x.dtype == torch.bfloat16:
+        found["flashinfer"] = {
+            "rmsnorm": lambda: fi.rmsnorm(x, w, 1e-6, out),
+            "fused_add_rmsnorm": lambda: fi.fused_add_rmsnorm(x, r, w, 1e-6),
+            "layernorm": lambda: fi.layernorm(x, w, w, 1e-5, out),
+        }[op]
+    return found
+
+
 def _norm(op, tokens, hidden, dtype, device):
     ours, theirs, _ = OPS[op]
     x = randn((tokens, hidden), dtype, device, seed=1)
@@ -45,7 +66,8 @@ def _norm(op, tokens, hidden, dtype, device):
     w = randn(hidden, dtype, device, seed=3)
     out = torch.empty_like(x)
     return {"hetkern": lambda: ours(x, w, r, out), "torch": lambda: theirs(x, w, r),
-            "compile": (theirs, (x, w, r))}
+            "compile": (theirs, (x, w, r)),
+            **(_gpu_peers(op, x, w, r, out) if device == "cuda" else {})}
 
 
 def cases(device: str, dtypes: list[str], max_elems: int, quick: bool) -> list[Case]:

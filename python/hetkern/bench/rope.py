@@ -12,6 +12,7 @@ import torch
 
 import hetkern
 
+from . import peers
 from .cases import Case, element_size
 
 FAMILY = "rope"
@@ -55,7 +56,29 @@ def _rope(tokens, dtype, device):
     positions, query, key, cache = (t.to(device) for t in (positions, query, key, cache))
     args = (positions, query, key, HEAD_SIZE, cache, True)
     return {"hetkern": lambda: hetkern.rope(*args), "torch": lambda: forward_native(*args),
-            "compile": (forward_native, args)}
+            "compile": (forward_native, args),
+            **(_gpu_peers(positions, query, key, cache) if device == "cuda" else {})}
+
+
+def _gpu_peers(positions, query, key, cache) -> dict:
+    """Liger: the HF layout, (1, heads, tokens, head_size) views of the
+    (tokens, heads * head_size) projections as HF's attention makes them, and
+    full-width cos/sin rows of the positions, gathered here (untimed: HF's
+    rotary module computes them once per step). FlashInfer (bfloat16): a
+    float32 cache, into separate outputs (its kernel is not safe in place)."""
+    found = {}
+    liger, fi = peers.liger(), peers.flashinfer()
+    tokens = query.shape[0]
+    if liger is not None:
+        q4 = query.view(1, tokens, NUM_HEADS, HEAD_SIZE).transpose(1, 2)
+        k4 = key.view(1, tokens, NUM_KV_HEADS, HEAD_SIZE).transpose(1, 2)
+        cos, sin = cache.index_select(0, positions).chunk(2, dim=-1)
+        cos, sin = torch.cat((cos, cos), -1).unsqueeze(0), torch.cat((sin, sin), -1).unsqueeze(0)
+        found["liger"] = lambda: liger.liger_rope(q4, k4, cos, sin)
+    if fi is not None and query.dtype == torch.bfloat16:
+        cache32, q_out, k_out = cache.float(), torch.empty_like(query), torch.empty_like(key)
+        found["flashinfer"] = lambda: fi.rope(positions, query, key, q_out, k_out, HEAD_SIZE, cache32, True)
+    return found
 
 
 def _bytes(tokens, dtype):

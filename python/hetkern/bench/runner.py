@@ -5,7 +5,9 @@ Every row is one case (op, dtype, shape, device); its columns are COLUMNS.
 Ratios are peer time / hetkern time (> 1: hetkern is faster); of_copy is
 hetkern's GB/s over the GB/s of a torch copy_ moving the same bytes in the
 same run; host_of_torch (GPU decode shapes) is hetkern's whole-call time over
-torch eager's (< 1: hetkern is cheaper)."""
+torch eager's (< 1: hetkern is cheaper). On CUDA every contender is also
+timed under CUDA graph replay (`*_graph_s`); x_best_graph is the best peer's
+graph time over hetkern's (>= 1: hetkern at least as fast as every peer)."""
 
 from __future__ import annotations
 
@@ -21,13 +23,15 @@ from dataclasses import dataclass, field
 from . import harness
 from .cases import Case
 
-PEERS = ("numpy", "torch", "compile")
+PEERS = ("numpy", "torch", "compile", "liger", "flashinfer")
+GPU_PEERS = ("torch", "compile", "liger", "flashinfer")
 COLUMNS = (
     ["device", "family", "op", "dtype", "shape", "size", "tokens", "threads", "bytes", "fits_llc",
      "hetkern_s", "hetkern_min_s", "hetkern_max_s", "hetkern_gbps", "samples"]
     + [f"{p}{suffix}" for p in PEERS for suffix in ("_s", "_gbps")]
     + [f"x_{p}" for p in PEERS]
     + ["copy_s", "copy_gbps", "of_copy", "hetkern_host_s", "torch_host_s", "host_of_torch"]
+    + ["hetkern_graph_s"] + [f"{p}_graph_s" for p in GPU_PEERS] + ["best_graph_peer", "x_best_graph"]
 )
 PEERS_SHOWN = {"cpu": ("numpy", "torch"), "cuda": ("torch", "compile")}
 
@@ -109,9 +113,12 @@ def fmt_num(v, spec: str) -> str:
 
 def header(device: str) -> str:
     peers = "".join(f" {p:>9} {'x ' + p[:5]:>7}" for p in PEERS_SHOWN[device])
+    graph = ""
+    if device == "cuda":
+        graph = " | graph:" + "".join(f" {p[:7]:>7}" for p in ("hetkern",) + GPU_PEERS) + f" {'best/h':>6}"
     host = "  host: hetkern/torch" if device == "cuda" else ""
     return (f"{'op':<18} {'dtype':<8} {'shape':>11} {'hetkern':>9} {'spread':>6} {'GB/s':>7} {'of copy':>7}"
-            f"{peers} {'copy GB/s':>9}{host}")
+            f"{peers} {'copy GB/s':>9}{graph}{host}")
 
 
 def table_line(row: dict) -> str:
@@ -121,6 +128,9 @@ def table_line(row: dict) -> str:
     for p in PEERS_SHOWN[row["device"]]:
         line += f" {fmt_time(row[f'{p}_s']):>9} {fmt_num(row[f'x_{p}'], '.2f'):>7}"
     line += f" {row['copy_gbps']:>9.1f}"
+    if row["device"] == "cuda":
+        line += " | graph:" + "".join(f" {fmt_time(row[f'{p}_graph_s']):>7}" for p in ("hetkern",) + GPU_PEERS)
+        line += f" {fmt_num(row['x_best_graph'], '.2f'):>6}"
     if row["hetkern_host_s"] is not None:
         line += (f"  host {fmt_time(row['hetkern_host_s'])}/{fmt_time(row['torch_host_s'])}"
                  f" = {row['host_of_torch']:.2f}")
@@ -148,8 +158,9 @@ class Runner:
         self.say(f"   note: {text}")
 
     # ---- timing ---------------------------------------------------------------
-    def timer(self, device: str, host: bool = False):
-        fn = harness.time_cpu if device == "cpu" else harness.time_cuda_host if host else harness.time_cuda
+    def timer(self, device: str, host: bool = False, graph: bool = False):
+        fn = (harness.time_cpu if device == "cpu" else harness.time_cuda_host if host
+              else harness.time_cuda_graph if graph else harness.time_cuda)
         samples = 5 if self.opts.quick else self.opts.samples
         max_total = 0.05 if self.opts.quick else self.opts.max_total_s
         return lambda f: fn(f, samples=samples, max_total_s=max_total)
@@ -208,12 +219,30 @@ class Runner:
                 row[f"{p}_s"] = times[p].median_s
                 row[f"{p}_gbps"] = times[p].gbps(case.nbytes)
                 row[f"x_{p}"] = times[p].median_s / t_h.median_s
-        if device == "cuda" and case.decode and "torch" in times:
+        if device == "cuda":
             host = self.timer(device, host=True)
             row["hetkern_host_s"] = host(hetkern_fn).median_s
-            row["torch_host_s"] = host(contenders["torch"]).median_s
-            row["host_of_torch"] = row["hetkern_host_s"] / row["torch_host_s"]
+            if case.decode and "torch" in times:
+                row["torch_host_s"] = host(contenders["torch"]).median_s
+                row["host_of_torch"] = row["hetkern_host_s"] / row["torch_host_s"]
+            self.measure_graphs(case, row, hetkern_fn, {p: contenders[p] for p in GPU_PEERS if p in times})
         return row
+
+    def measure_graphs(self, case: Case, row: dict, hetkern_fn, peers: dict) -> None:
+        """Device time per call under CUDA graph replay of each contender
+        (harness.time_cuda_graph), and the best peer's over hetkern's."""
+        timer = self.timer("cuda", graph=True)
+        row["hetkern_graph_s"] = timer(hetkern_fn).median_s
+        for name, fn in peers.items():
+            try:
+                row[f"{name}_graph_s"] = timer(fn).median_s
+            except Exception as e:  # e.g. a peer that cannot be captured
+                self.note(f"{name} not graph-capturable for {case.op} {case.dtype} {case.label}: {error_text(e)}")
+        best = min((p for p in peers if row[f"{p}_graph_s"] is not None),
+                   key=lambda p: row[f"{p}_graph_s"], default=None)
+        if best is not None:
+            row["best_graph_peer"] = best
+            row["x_best_graph"] = row[f"{best}_graph_s"] / row["hetkern_graph_s"]
 
     # ---- the sweep ------------------------------------------------------------
     def device_setup(self, device: str) -> str:
@@ -227,8 +256,12 @@ class Runner:
                     f"NumPy single-threaded; hetkern target {hetkern.cpu_target()}; "
                     f"LLC {self.llc['cpu'] / 2**20:.0f} MiB; "
                     f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(default)')}")
-        return (f"{torch.cuda.get_device_name()}; CUDA-event device times; L2 {self.llc['cuda'] / 2**20:.0f} MiB; "
-                f"torch.compile {'on' if self.use_compile else 'off (triton not importable)'}")
+        from . import peers
+
+        return (f"{torch.cuda.get_device_name()}; CUDA-event device times of a Python loop, and per call "
+                f"from a graph of {harness.GRAPH_CALLS} calls replayed; L2 {self.llc['cuda'] / 2**20:.0f} MiB; "
+                f"torch.compile {'on' if self.use_compile else 'off (triton not importable)'}; "
+                f"peers: {', '.join(peers.available()) or 'none (liger, flashinfer not found)'}")
 
     def set_threads(self, n: int) -> None:
         """hetkern, torch and the copy reference at n CPU threads."""

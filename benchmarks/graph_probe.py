@@ -1,0 +1,75 @@
+"""Quick device-time probe for kernel work: hetkern against Liger and
+FlashInfer (where installed) on chosen ops and shapes, each timed per call
+from a replayed CUDA graph (hetkern.bench.harness.time_cuda_graph), without
+the full sweep's torch.compile builds.
+
+    python benchmarks/graph_probe.py [--ops rmsnorm,softmax] [--ncu]
+
+--ncu runs each hetkern call a few times without timing, for
+`ncu --kernel-name ...` to profile.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import torch
+
+from hetkern.bench import activation, harness, norm, rope, softmax
+
+CASES = {
+    "rmsnorm": [(t, h) for h in (2048, 4096, 8192) for t in (1, 8, 32, 128)] + [(16384, 8192)],
+    "fused_add_rmsnorm": [(t, 4096) for t in (1, 8, 32, 128)] + [(16384, 8192)],
+    "layernorm": [(t, 4096) for t in (1, 8, 32, 128)] + [(4096, 4096)],
+    "silu_and_mul": [(t, 4096) for t in (1, 8, 32, 128)] + [(t, 14336) for t in (1, 128)] + [(16384, 8192)],
+    "gelu_and_mul": [(t, 4096) for t in (1, 32, 128)],
+    "gelu_tanh_and_mul": [(t, 4096) for t in (1, 32, 128)],
+    "rope": [(t, 0) for t in (1, 8, 32, 128)],
+    "softmax": [(r, v) for v in (32000, 128256, 151936) for r in (1, 32, 256, 4096)],
+    "log_softmax": [(r, v) for v in (32000, 128256) for r in (1, 256, 4096)],
+}
+
+
+def contenders(op, rows, cols):
+    if op in norm.OPS:
+        return norm._norm(op, rows, cols, "bfloat16", "cuda")
+    if op in activation.GATED:
+        return activation._gated(op, rows, cols, "bfloat16", "cuda")
+    if op == "rope":
+        return rope._rope(rows, "bfloat16", "cuda")
+    return softmax._softmax(op, (rows, cols), "bfloat16", "cuda")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--ops", default=",".join(CASES))
+    p.add_argument("--ncu", action="store_true")
+    args = p.parse_args()
+    for op in args.ops.split(","):
+        for rows, cols in CASES[op]:
+            fns = contenders(op, rows, cols)
+            fns.pop("compile", None)
+            fns.pop("numpy", None)
+            if args.ncu:
+                for _ in range(3):
+                    fns["hetkern"]()
+                torch.cuda.synchronize()
+                continue
+            times = {}
+            for name, fn in fns.items():
+                try:
+                    times[name] = harness.time_cuda_graph(fn, samples=7, max_total_s=0.3).median_s
+                except Exception as e:  # noqa: BLE001 - a peer without this shape
+                    times[name] = None
+                    print(f"  {name} failed: {type(e).__name__}: {str(e)[:80]}")
+            peers = {k: v for k, v in times.items() if k != "hetkern" and v is not None}
+            best = min(peers, key=peers.get) if peers else None
+            cells = "  ".join(f"{k}={v * 1e6:7.2f}" for k, v in times.items() if v is not None)
+            ratio = f"{peers[best] / times['hetkern']:.2f} ({best})" if best else "-"
+            print(f"{op:<18} {rows}x{cols:<7} {cells}  best/h={ratio}", flush=True)
+            del fns
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
