@@ -122,6 +122,38 @@ def test_time_cap_stops_the_sweep_and_says_so(tmp_path):
     assert "time cap 0.001 s (cpu/elementwise): skipped add float32 at 1M, 64K, 1K" in notes
 
 
+def test_thread_sweep_times_the_largest_shape_at_each_count(tmp_path):
+    done = bench("--device", "cpu", "--quick", "--threads", "1", "--family", "elementwise,norm",
+                 "--ops", "scale,rmsnorm", "--dtypes", "bfloat16", "--cpu-max", "64K",
+                 "--thread-sweep", "1,2", "--out", str(tmp_path))
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["meta"]["cpu_thread_sweep"] == [1, 2]
+    assert {r["threads"] for r in data["rows"]} == {1}  # the main table stays at --threads
+    largest = {}
+    for r in data["rows"]:
+        if r["size"] > largest.get(r["op"], {"size": -1})["size"]:
+            largest[r["op"]] = r
+    swept = sorted((r["op"], r["shape"], r["threads"]) for r in data["scaling"])
+    assert swept == sorted((op, r["shape"], n) for op, r in largest.items() for n in (1, 2))
+    for r in data["scaling"]:
+        assert list(r) == COLUMNS and r["x_torch"] is not None
+        assert math.isclose(r["of_copy"], r["copy_s"] / r["hetkern_s"], rel_tol=1e-9)
+    assert "thread scaling" in done.stdout and "scale" in done.stdout.split("thread scaling")[1]
+
+
+def test_thread_counts_double_up_to_all_cores():
+    from hetkern.bench.harness import thread_counts
+
+    assert thread_counts(1) == [1] and thread_counts(2) == [1, 2]
+    assert thread_counts(16) == [1, 2, 4, 8, 16] and thread_counts(12) == [1, 2, 4, 8, 12]
+
+
+def test_bad_thread_sweep_is_refused():
+    done = subprocess.run([sys.executable, "-m", "hetkern.bench", "--device", "cpu", "--thread-sweep", "0,2"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "--thread-sweep" in done.stderr
+
+
 def test_plots_from_json(results, tmp_path):
     pytest.importorskip("matplotlib")
     out, _, data, _ = results

@@ -290,6 +290,22 @@ def test_cast_matches_torch_bitwise(cpu_target, out_dtype):
             assert_bitwise_equal(hetkern.cast(x, out_dtype), x.to(out_dtype))
 
 
+def test_cast_float32_to_bfloat16_at_every_subnormal(cpu_target):
+    """AVX512-BF16's vcvtneps2bf16 flushes subnormal inputs to zero; vectors
+    holding one take the exact path (docs/elementwise.md). Every float32
+    subnormal, each next to a normal of exponent 1 or 0x7F (so vectors mix
+    both kinds), plus every NaN/inf pattern of one sign bit's mantissa stride."""
+    mantissa = torch.arange(1 << 23, dtype=torch.int64)
+    g = torch.Generator().manual_seed(15)
+    sign = torch.randint(0, 2, (1 << 23,), generator=g, dtype=torch.int64) << 31
+    normal_exponent = torch.where(torch.rand(1 << 23, generator=g) < 0.5, 1, 0x7F) << 23
+    bits = torch.stack([mantissa | sign, (mantissa | normal_exponent) ^ sign.flip(0)], 1).flatten()
+    bits = torch.cat([bits, mantissa[::97] | (0xFF << 23), mantissa[::89] | (0x1FF << 23)])
+    x = torch.where(bits >= 1 << 31, bits - (1 << 32), bits).to(torch.int32).view(torch.float32)
+    assert_bitwise_equal(hetkern.cast(x, torch.bfloat16), x.to(torch.bfloat16))
+    assert_bitwise_equal(hetkern.cast(x[3:], torch.bfloat16), x[3:].to(torch.bfloat16))  # shifted lanes
+
+
 def test_cast_float64_to_16_bits_rounds_through_float32_like_torch(cpu_target):
     """1 + 2^-11 + 2^-40 is above the float16 tie 1 + 2^-11, but float32 drops
     the 2^-40 and the tie then rounds to even: torch gives 1.0 (NumPy 1.001)."""

@@ -6,6 +6,10 @@
 // DemoteTo(f16) and turns inf/NaN into finite numbers in PromoteTo(f16); its
 // DemoteTo(bf16) truncates everywhere. Those conversions are our own here,
 // kept under Highway 1.3: the tests prove them bit-exact on every target.
+// On AVX512-BF16 targets (AVX3_ZEN4, AVX3_SPR) float32 -> bfloat16 is the
+// native vcvtneps2bf16, which rounds to nearest even and quietens NaN as we
+// do but flushes subnormal inputs to zero: a vector holding one falls back
+// to our integer rounding (one vfpclassps and a predicted branch per vector).
 
 // Per-target include guard (see hwy/highway.h): toggles with HWY_TARGET_TOGGLE.
 #if defined(HETKERN_CPU_CONVERT_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -23,6 +27,16 @@
 #define HETKERN_HWY_F16C 1
 #else
 #define HETKERN_HWY_F16C 0
+#endif
+
+// Whether the current target narrows float32 to bfloat16 natively
+// (AVX512-BF16). The Highway macro is redefined by every x86 target's ops
+// header only, hence the target check: EMU128 would see a stale value.
+#undef HETKERN_HWY_BF16C
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3_ZEN4 && HWY_AVX3_HAVE_F32_TO_BF16C
+#define HETKERN_HWY_BF16C 1
+#else
+#define HETKERN_HWY_BF16C 0
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -108,12 +122,46 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BF16InUpperHalf(DF df, hn::Vec<DF> 
   return hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), quiet_nan, rounded);
 }
 
+#if HETKERN_HWY_BF16C
+// Lanes holding a nonzero subnormal float32 (vfpclassps, category 0x20).
+template <size_t N>
+HWY_INLINE hn::Mask128<float, N> IsSubnormal(hn::Vec128<float, N> v) {
+  return hn::Mask128<float, N>{_mm_fpclass_ps_mask(v.raw, 0x20)};
+}
+HWY_INLINE hn::Mask256<float> IsSubnormal(hn::Vec256<float> v) {
+  return hn::Mask256<float>{_mm256_fpclass_ps_mask(v.raw, 0x20)};
+}
+HWY_INLINE hn::Mask512<float> IsSubnormal(hn::Vec512<float> v) {
+  return hn::Mask512<float>{_mm512_fpclass_ps_mask(v.raw, 0x20)};
+}
+#endif
+
 // float32 -> bfloat16 bits, round to nearest even; NaN stays NaN (quietened).
 template <class DF>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToBF16Bits(DF df, hn::Vec<DF> v) {
   const hn::RebindToSigned<DF> di;
   const hn::Rebind<uint16_t, DF> du16;
+#if HETKERN_HWY_BF16C
+  // vcvtneps2bf16 treats subnormal inputs as zero; they are rare (below
+  // 2^-126), so a vector with any takes the exact integer path below.
+  if (HWY_LIKELY(hn::AllFalse(df, IsSubnormal(v)))) {
+    return hn::BitCast(du16, hn::DemoteTo(hn::Rebind<hwy::bfloat16_t, DF>(), v));
+  }
+#endif
   return hn::DemoteTo(du16, hn::BitCast(di, hn::ShiftRight<16>(BF16InUpperHalf(df, v))));
+}
+
+// v rounded to bfloat16 (nearest even, NaN quietened), as float32.
+template <class DF>
+HWY_INLINE hn::Vec<DF> RoundedToBF16(DF df, hn::Vec<DF> v) {
+#if HETKERN_HWY_BF16C
+  // Narrowing natively and widening (a shift) beats the integer rounding.
+  return hn::PromoteTo(df, hn::BitCast(hn::Rebind<hwy::bfloat16_t, DF>(), F32ToBF16Bits(df, v)));
+#else
+  // Clearing the lower half rounds in place: no narrowing and widening.
+  const hn::RebindToUnsigned<DF> du;
+  return hn::BitCast(df, hn::And(BF16InUpperHalf(df, v), hn::Set(du, 0xFFFF0000u)));
+#endif
 }
 
 // Loads Lanes(d) elements of storage type T from p as compute vectors.

@@ -28,9 +28,7 @@ HWY_INLINE hn::Vec<D> RoundThrough(D d, hn::Vec<D> v) {
   if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
     return v;
   } else if constexpr (hwy::IsSame<T, hwy::bfloat16_t>()) {
-    // Clearing the lower half rounds in place: no narrowing and widening.
-    const hn::RebindToUnsigned<D> du;
-    return hn::BitCast(d, hn::And(BF16InUpperHalf(d, v), hn::Set(du, 0xFFFF0000u)));
+    return RoundedToBF16(d, v);
   } else if constexpr (HETKERN_HWY_F16C) {
     static_assert(hwy::IsSame<T, hwy::float16_t>(), "unsupported storage type");
     return hn::PromoteTo(d, hn::DemoteTo(hn::Rebind<T, D>(), v));

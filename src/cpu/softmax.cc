@@ -198,8 +198,9 @@ HWY_INLINE void WriteRun(const T* x, T* out, size_t n, const SoftmaxRowScale& s,
 }
 
 // Whole rows, one after another. Where exps are kept (in out, or for a
-// 16-bit row of one segment in a buffer) each is computed once; a kept exp
-// scaled for a one-segment row equals the recomputed one bit for bit.
+// 16-bit row in a float32 buffer) each is computed once: exp(x - segment
+// max), rescaled by SegmentFactor when writing; for a one-segment row that
+// equals the recomputed exp(x - max) * (1 / sum) bit for bit.
 // Rows are x_stride (out_stride) elements apart.
 void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_t cols,
                        size_t x_stride, size_t out_stride, bool log) {
@@ -208,34 +209,37 @@ void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_
     using C = ComputeType<T>;
     constexpr bool kSameType = hwy::IsSame<T, C>();
     HWY_ALIGN C buffer[kSameType ? 1 : kSoftmaxSegment];
-    double segment_max[kSameType ? kSoftmaxMaxCachedSegments : 1];
+    std::vector<C> row_buffer;  // 16-bit rows of several segments
+    double segment_max[kSameType ? kSoftmaxMaxCachedSegments : kSoftmaxMaxBufferedSegments];
     for (size_t r = 0; r < rows; ++r) {
       const T* xr = static_cast<const T*>(x) + r * x_stride;
       T* outr = static_cast<T*>(out) + r * out_stride;
+      C* exps = nullptr;
       if constexpr (kSameType) {
-        if (SoftmaxCachesExpsInOut(true, log, cols)) {
-          // out == x is fine: each segment of x is read before it is written.
-          SoftmaxPartial p;
-          for (size_t begin = 0, j = 0; begin < cols; begin += kSoftmaxSegment, ++j) {
-            const SoftmaxPartial pj = SegmentPartial<T, C>(xr + begin, HWY_MIN(kSoftmaxSegment, cols - begin), outr + begin);
-            segment_max[j] = pj.max;
-            p = j == 0 ? pj : Combine(p, pj);
-          }
-          const SoftmaxRowScale s = FinishRow(p, log);
-          for (size_t begin = 0, j = 0; begin < cols; begin += kSoftmaxSegment, ++j) {
-            ScaleExps(outr + begin, outr + begin, HWY_MIN(kSoftmaxSegment, cols - begin),
-                      static_cast<C>(SegmentFactor(segment_max[j], s)));
-          }
-          continue;
-        }
-      } else {
-        if (!log && cols <= kSoftmaxSegment) {
-          const SoftmaxRowScale s = FinishRow(SegmentPartial<T, C>(xr, cols, buffer), log);
-          ScaleExps(buffer, outr, cols, static_cast<C>(s.inv_sum));
-          continue;
-        }
+        // out == x is fine: each segment of x is read before it is written.
+        if (SoftmaxCachesExpsInOut(true, log, cols)) exps = outr;
+      } else if (!log && cols <= kSoftmaxSegment) {
+        exps = buffer;
+      } else if (!log && cols <= kSoftmaxMaxBufferedSegments * kSoftmaxSegment) {
+        row_buffer.resize(cols);
+        exps = row_buffer.data();
       }
-      WriteRun(xr, outr, cols, FinishRow(RowPartial(xr, cols), log), log);
+      if (exps == nullptr) {
+        WriteRun(xr, outr, cols, FinishRow(RowPartial(xr, cols), log), log);
+        continue;
+      }
+      SoftmaxPartial p;
+      for (size_t begin = 0, j = 0; begin < cols; begin += kSoftmaxSegment, ++j) {
+        const SoftmaxPartial pj =
+            SegmentPartial<T, C>(xr + begin, HWY_MIN(kSoftmaxSegment, cols - begin), exps + begin);
+        segment_max[j] = pj.max;
+        p = j == 0 ? pj : Combine(p, pj);
+      }
+      const SoftmaxRowScale s = FinishRow(p, log);
+      for (size_t begin = 0, j = 0; begin < cols; begin += kSoftmaxSegment, ++j) {
+        ScaleExps(exps + begin, outr + begin, HWY_MIN(kSoftmaxSegment, cols - begin),
+                  static_cast<C>(SegmentFactor(segment_max[j], s)));
+      }
     }
   });
 }
@@ -301,8 +305,11 @@ void SoftmaxSplitRows(const SoftmaxArgs& a) {
   const bool cache = SoftmaxCachesExpsInOut(same_type, a.log, static_cast<size_t>(a.cols));
   const int64_t segment = static_cast<int64_t>(kSoftmaxSegment);
   const int64_t segments_per_row = (a.cols + segment - 1) / segment;
+  // 16-bit rows that the row path buffers are written as it writes them,
+  // exp(x - segment max) * segment factor, recomputing the exp.
+  const bool buffered = !same_type && !a.log && segments_per_row <= int64_t{kSoftmaxMaxBufferedSegments};
   std::vector<SoftmaxPartial> partials(a.rows * segments_per_row);
-  std::vector<double> factors(cache ? partials.size() : 0);
+  std::vector<double> factors(cache || buffered ? partials.size() : 0);
   std::vector<SoftmaxRowScale> scales(a.rows);
   ParallelFor(a.rows * segments_per_row, kSoftmaxMinChunk / segment, 1, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
@@ -318,7 +325,7 @@ void SoftmaxSplitRows(const SoftmaxArgs& a) {
     SoftmaxPartial p = row_partials[0];
     for (int64_t s = 1; s < segments_per_row; ++s) p = Combine(p, row_partials[s]);
     scales[row] = FinishRow(p, a.log);
-    for (int64_t s = 0; cache && s < segments_per_row; ++s) {
+    for (int64_t s = 0; (cache || buffered) && s < segments_per_row; ++s) {
       factors[row * segments_per_row + s] = SegmentFactor(row_partials[s].max, scales[row]);
     }
   }
@@ -329,9 +336,11 @@ void SoftmaxSplitRows(const SoftmaxArgs& a) {
       const int64_t row = begin / a.cols, col = begin % a.cols;
       const int64_t stop = std::min(end, row * a.cols + std::min(a.cols, (col / segment + 1) * segment));
       const int64_t i = row * segments_per_row + col / segment;
+      const SoftmaxRowScale segment_scale{partials[i].max, factors.empty() ? 0.0 : factors[i], 0.0};
       HWY_DYNAMIC_DISPATCH(SoftmaxWriteKernel)(
           a.dtype, x + (row * a.x_stride + col) * elem, out + (row * a.out_stride + col) * elem,
-          static_cast<size_t>(stop - begin), &scales[row], cache ? &factors[i] : nullptr, a.log);
+          static_cast<size_t>(stop - begin), buffered ? &segment_scale : &scales[row],
+          cache ? &factors[i] : nullptr, a.log);
       begin = stop;
     }
   });

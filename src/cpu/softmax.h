@@ -24,9 +24,13 @@ constexpr size_t kSoftmaxSegment = 4096;
 
 // softmax of float32/float64 rows of up to this many segments computes each
 // exp once: exp(x - segment max) goes to out, which the write pass rescales
-// by SegmentFactor. Longer rows (and 16-bit ones beyond one segment, whose
-// out cannot hold float32 exps) compute exp(x - row max) again when writing.
+// by SegmentFactor. Longer rows compute exp(x - row max) again when writing.
 constexpr size_t kSoftmaxMaxCachedSegments = 256;
+
+// 16-bit softmax rows of up to this many segments keep their float32 exps
+// in a buffer instead (out cannot hold them): 256 KiB, an L2's worth, so the
+// write pass reads them from cache; vocabulary-wide rows (32000) fit.
+constexpr size_t kSoftmaxMaxBufferedSegments = 16;
 
 inline bool SoftmaxCachesExpsInOut(bool out_is_compute_type, bool log, size_t cols) {
   return out_is_compute_type && !log && cols <= kSoftmaxMaxCachedSegments * kSoftmaxSegment;

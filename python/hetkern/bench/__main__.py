@@ -11,7 +11,7 @@ import importlib
 import sys
 
 from . import FAMILIES
-from .harness import all_cores, gpu_available, parse_size
+from .harness import all_cores, gpu_available, parse_size, thread_counts
 
 
 def parse_caps(text: str | None) -> dict[str, float]:
@@ -46,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gpu-max", type=parse_size, default="256M", help="largest GPU size in elements")
     p.add_argument("--threads", type=int, default=all_cores(),
                    help="CPU threads for hetkern, torch and the copy (default: all cores)")
+    p.add_argument("--thread-sweep", nargs="?", const="all", default=None, metavar="N,N,...",
+                   help="also time the largest shape of each CPU series at several thread counts "
+                        "(hetkern, torch and the copy alike): 1, 2, 4, ... up to all cores by default; "
+                        "printed as a scaling table, stored under 'scaling' in results.json")
     p.add_argument("--quick", action="store_true", help="few sizes, few samples (smoke runs, tests)")
     p.add_argument("--samples", type=int, default=15, help="timed samples per contender (default 15)")
     p.add_argument("--time-cap", help="seconds per family and device: '60' or '60,norm=90'")
@@ -68,12 +72,23 @@ def main(argv: list[str] | None = None) -> int:
         print("(no CUDA GPU or CPU-only hetkern build: CPU only)")
     if args.threads < 1:
         raise SystemExit("python -m hetkern.bench: --threads must be >= 1")
+    sweep = None
+    if args.thread_sweep == "all":
+        sweep = thread_counts(all_cores())
+    elif args.thread_sweep:
+        try:
+            sweep = [int(t) for t in args.thread_sweep.split(",") if t.strip()]
+        except ValueError:
+            sweep = []
+        if not sweep or min(sweep) < 1:
+            raise SystemExit("python -m hetkern.bench: --thread-sweep takes thread counts >= 1, e.g. 1,2,4")
 
     from .runner import Options, Runner
 
     opts = Options(devices=devices, ops=parse_list(args.ops), dtypes=dtypes,
                    cpu_max=args.cpu_max, gpu_max=args.gpu_max, threads=args.threads, quick=args.quick,
-                   time_caps=parse_caps(args.time_cap), out=args.out or None, samples=args.samples)
+                   time_caps=parse_caps(args.time_cap), out=args.out or None, samples=args.samples,
+                   thread_sweep=sweep)
     runner = Runner(opts)
     try:
         runner.run({name: importlib.import_module(f"hetkern.bench.{name}") for name in families})

@@ -215,6 +215,14 @@ def all_cores() -> int:
         return os.cpu_count() or 1
 
 
+def thread_counts(cores: int) -> list[int]:
+    """1, 2, 4, ... below `cores`, then `cores` itself."""
+    counts = [1]
+    while counts[-1] * 2 < cores:
+        counts.append(counts[-1] * 2)
+    return counts + [cores] if cores > 1 else counts
+
+
 def gpu_available() -> bool:
     """A CUDA GPU that torch sees and a CUDA build of hetkern."""
     try:

@@ -49,6 +49,7 @@ class Options:
     out: str | None
     samples: int = 15
     max_total_s: float = 1.0
+    thread_sweep: list[int] | None = None  # CPU thread counts for the largest shape of each series
 
 
 @dataclass
@@ -142,8 +143,10 @@ class Runner:
         self.rows: list[dict] = []
         self.lines: list[str] = []
         self.notes: list[str] = []
+        self.scaling: list[dict] = []  # the thread sweep's rows (not in `rows`: one thread count there)
         self._copy: dict[tuple, harness.Timing] = {}
         self._compiled: dict[tuple, object] = {}
+        self.threads = opts.threads
 
     # ---- output ---------------------------------------------------------------
     def say(self, line: str) -> None:
@@ -163,7 +166,7 @@ class Runner:
         return lambda f: fn(f, samples=samples, max_total_s=max_total)
 
     def copy_timing(self, device: str, nbytes: int) -> harness.Timing:
-        key = (device, nbytes)
+        key = (device, nbytes, self.threads if device == "cpu" else None)
         if key not in self._copy:
             self._copy[key] = self.timer(device)(harness.copy_fn(device, nbytes))
         return self._copy[key]
@@ -205,7 +208,7 @@ class Runner:
         llc = self.llc[device]
         row = dict.fromkeys(COLUMNS)
         row.update(device=device, family=case.family, op=case.op, dtype=case.dtype, shape=case.label,
-                   size=case.size, tokens=case.tokens, threads=self.opts.threads if device == "cpu" else None,
+                   size=case.size, tokens=case.tokens, threads=self.threads if device == "cpu" else None,
                    bytes=case.nbytes, fits_llc=bool(llc) and case.nbytes <= llc,
                    hetkern_s=t_h.median_s, hetkern_min_s=t_h.min_s, hetkern_max_s=t_h.max_s,
                    hetkern_gbps=t_h.gbps(case.nbytes), samples=t_h.samples,
@@ -248,8 +251,7 @@ class Runner:
         import hetkern
 
         if device == "cpu":
-            hetkern.set_num_threads(self.opts.threads)
-            torch.set_num_threads(self.opts.threads)
+            self.set_threads(self.opts.threads)
             return (f"hetkern and torch at {self.opts.threads} thread(s), the copy (torch copy_) too; "
                     f"NumPy single-threaded; hetkern target {hetkern.cpu_target()}; "
                     f"LLC {self.llc['cpu'] / 2**20:.0f} MiB; "
@@ -260,6 +262,47 @@ class Runner:
                 f"from a graph of {harness.GRAPH_CALLS} calls replayed; L2 {self.llc['cuda'] / 2**20:.0f} MiB; "
                 f"torch.compile {'on' if self.use_compile else 'off (triton not importable)'}; "
                 f"peers: {', '.join(peers.available()) or 'none (liger, flashinfer not found)'}")
+
+    def set_threads(self, n: int) -> None:
+        """hetkern, torch and the copy reference at n CPU threads."""
+        import torch
+
+        import hetkern
+
+        hetkern.set_num_threads(n)
+        torch.set_num_threads(n)
+        self.threads = n
+
+    def sweep_threads(self, case: Case) -> None:
+        """The case (a series' largest shape) again at each thread count of
+        the sweep, copy and torch at the same count; rows go to `scaling`."""
+        for n in self.opts.thread_sweep:
+            self.set_threads(n)
+            try:
+                self.scaling.append(self.measure(case, "cpu", False))
+            except Exception as e:
+                self.note(f"thread sweep: {case.op} {case.dtype} {case.label} at {n} threads failed: "
+                          f"{error_text(e)}")
+            gc.collect()
+        self.set_threads(self.opts.threads)
+
+    def scaling_table(self) -> list[str]:
+        counts = self.opts.thread_sweep
+        head = f"{'op':<18} {'dtype':<8} {'shape':>11}" + "".join(
+            f" | {n:>3}t {'GB/s':>6} {'ofcopy':>6} {'xtorch':>6}" for n in counts)
+        lines = ["", f"--- cpu / thread scaling (largest shape of each series; hetkern GB/s, of copy and "
+                 f"x torch at the same thread count)", head]
+        by_case: dict[tuple, dict[int, dict]] = {}
+        for r in self.scaling:
+            by_case.setdefault((r["op"], r["dtype"], r["shape"]), {})[r["threads"]] = r
+        for (op, dtype, shape), per_n in by_case.items():
+            line = f"{op:<18} {dtype:<8} {shape:>11}"
+            for n in counts:
+                r = per_n.get(n)
+                line += (f" | {'':>4} {r['hetkern_gbps']:>6.1f} {r['of_copy']:>6.2f} {fmt_num(r['x_torch'], '.2f'):>6}"
+                         if r else f" | {'':>4} {'-':>6} {'-':>6} {'-':>6}")
+            lines.append(line)
+        return lines
 
     def run(self, family_modules: dict) -> None:
         opts = self.opts
@@ -300,6 +343,9 @@ class Runner:
                 self.run_family(device, name, cases)
         finally:
             self.progress.close()
+        if self.scaling:
+            for line in self.scaling_table():
+                self.say(line)
 
     def run_family(self, device: str, name: str, cases: list[Case]) -> None:
         """Each op x dtype series runs largest size first, so that a time cap
@@ -340,6 +386,9 @@ class Runner:
             for row in sorted(rows, key=lambda r: r["size"]):
                 self.rows.append(row)
                 self.say(table_line(row))
+            if device == "cpu" and self.opts.thread_sweep and rows:
+                largest = max(rows, key=lambda r: r["size"])
+                self.sweep_threads(next(c for c in items if c.label == largest["shape"]))
 
     # ---- files ----------------------------------------------------------------
     def meta(self) -> dict:
@@ -356,6 +405,7 @@ class Runner:
             "torch": torch.__version__,
             "cpu": harness.cpu_model(),
             "cpu_threads": self.opts.threads,
+            "cpu_thread_sweep": self.opts.thread_sweep,
             "numpy_threads": 1,
             "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
             "cpu_llc_bytes": self.llc["cpu"],
@@ -379,7 +429,8 @@ class Runner:
         paths = [os.path.join(out, f) for f in ("results.csv", "results.json", "table.txt")]
         write_csv(paths[0], self.rows)
         with open(paths[1], "w") as f:
-            json.dump({"meta": self.meta(), "columns": COLUMNS, "rows": self.rows}, f, indent=1)
+            json.dump({"meta": self.meta(), "columns": COLUMNS, "rows": self.rows, "scaling": self.scaling},
+                      f, indent=1)
         with open(paths[2], "w") as f:
             f.write("\n".join(self.lines) + "\n")
         return paths
