@@ -4,6 +4,11 @@ supports, and CUDA tests skip cleanly where no GPU is present."""
 from __future__ import annotations
 
 import ctypes
+import os
+
+# JAX (test_jax.py) would otherwise take 75% of the GPU at its first use, and
+# the other tests (or pytest-xdist workers) sharing the GPU run out of memory.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 import numpy as np
 import pytest
