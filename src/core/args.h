@@ -11,12 +11,18 @@
 
 namespace hetkern {
 
-// The floating-point storage types every op supports.
-enum class DType : uint8_t { kFloat32, kFloat64, kFloat16, kBFloat16 };
+// The floating-point storage types every op supports, and kFloat8E4M3
+// (float8_e4m3fn, or uint8 holding its bits): an output-only type that
+// validation admits only where an op asks for it (the quant norms' 'out'),
+// so no kernel visiting a DType ever sees it.
+enum class DType : uint8_t { kFloat32, kFloat64, kFloat16, kBFloat16, kFloat8E4M3 };
 
 // Bytes per element.
 constexpr size_t DTypeSizeOf(DType dtype) {
-  return dtype == DType::kFloat64 ? 8 : dtype == DType::kFloat32 ? 4 : 2;
+  return dtype == DType::kFloat64   ? 8
+         : dtype == DType::kFloat32 ? 4
+         : dtype == DType::kFloat8E4M3 ? 1
+                                       : 2;
 }
 
 template <class T>
@@ -37,6 +43,8 @@ inline void VisitDType(DType dtype, Fn&& fn) {
       return fn(TypeTag<F16>{});
     case DType::kBFloat16:
       return fn(TypeTag<BF16>{});
+    case DType::kFloat8E4M3:  // output-only: never an op's computing dtype
+      return;
   }
 }
 
@@ -173,6 +181,11 @@ struct ReduceArgs {
 //   fused_add_rmsnorm  residual = x + residual; x = rmsnorm(residual) * weight
 //                      (in place: out is x; residual is read and written)
 //   layernorm          out = (x - mean) * rstd * weight + bias (bias may be null)
+// The quant ops (scale != nullptr) write float8_e4m3fn bits instead, of
+// e4m3(clamp(y / *scale, -448, 448)) with y the compute-type value before
+// any rounding to x's dtype (FlashInfer's rmsnorm_quant); fused_add_rmsnorm
+// then reads x (not written) and writes out, and its variance uses the
+// unrounded sum x + residual, as FlashInfer's fused_add_rmsnorm_quant.
 struct NormArgs {
   DType dtype;
   DLDevice device;
@@ -187,6 +200,7 @@ struct NormArgs {
   int64_t x_stride;
   int64_t residual_stride;  // fused_add_rmsnorm only
   int64_t out_stride;
+  const float* scale;  // quant ops: one float32 on args.device; else nullptr
 };
 
 // [softmax] softmax, log_softmax

@@ -7,8 +7,13 @@
 namespace hetkern {
 namespace {
 
-bool ToDType(DLDataType t, DType* out) {
+bool ToDType(DLDataType t, Accept accept, DType* out) {
   if (t.lanes != 1) return false;
+  if (accept == Accept::kFloat8E4M3) {
+    const bool e4m3 = (t.code == kDLFloat8_e4m3fn || t.code == kDLUInt) && t.bits == 8;
+    if (e4m3) *out = DType::kFloat8E4M3;
+    return e4m3;
+  }
   if (t.code == kDLFloat && t.bits == 32) *out = DType::kFloat32;
   else if (t.code == kDLFloat && t.bits == 64) *out = DType::kFloat64;
   else if (t.code == kDLFloat && t.bits == 16) *out = DType::kFloat16;
@@ -51,6 +56,8 @@ std::string DLTypeString(DLDataType t) {
     case kDLBfloat: code = "bfloat"; break;
     case kDLComplex: code = "complex"; break;
     case kDLBool: code = "bool"; break;
+    case kDLFloat8_e4m3fn: return "float8_e4m3fn";
+    case kDLFloat8_e5m2: return "float8_e5m2";
     default: code = "type-code-" + std::to_string(t.code) + "-"; break;
   }
   std::string s = code + std::to_string(t.bits);
@@ -93,15 +100,20 @@ const char* DTypeName(DType dtype) {
       return "float16";
     case DType::kBFloat16:
       return "bfloat16";
+    case DType::kFloat8E4M3:
+      return "float8_e4m3fn";
   }
   return "?";
 }
 
-ArrayArg CheckArrayAnyLayout(const char* op, const char* name, const TensorView& t) {
+ArrayArg CheckArrayAnyLayout(const char* op, const char* name, const TensorView& t,
+                             Accept accept) {
   ArrayArg a;
-  HETKERN_CHECK(ToDType(t.dtype(), &a.dtype), ValueError)
+  HETKERN_CHECK(ToDType(t.dtype(), accept, &a.dtype), ValueError)
       << "hetkern." << op << ": '" << name << "' has dtype " << DLTypeString(t.dtype())
-      << "; expected one of float32, float64, float16, bfloat16";
+      << (accept == Accept::kFloat8E4M3
+              ? "; expected float8_e4m3fn (or uint8 holding float8_e4m3fn bits)"
+              : "; expected one of float32, float64, float16, bfloat16");
   // Sizes come from the caller's DLTensor: a negative dimension or a byte
   // count past int64 would make every later size computation wrong (the
   // contiguity check below multiplies dimensions too), so this comes first.
@@ -145,9 +157,9 @@ ArrayArg CheckArray(const char* op, const char* name, const TensorView& t) {
 }
 
 RowsView CheckRowsArray(const char* op, const char* name, const TensorView& t, int row_dims,
-                        Access access) {
+                        Access access, Accept accept) {
   RowsView v;
-  v.array = CheckArrayAnyLayout(op, name, t);
+  v.array = CheckArrayAnyLayout(op, name, t, accept);
   const int ndim = t.ndim();
   const int lead = ndim > row_dims ? ndim - row_dims : 0;
   // Products of a nonempty array are bounded by numel; an empty one's other

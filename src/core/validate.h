@@ -61,12 +61,18 @@ struct RowShape {
 };
 RowShape LastDimRows(const TensorView& t);
 
-// `t` has a supported float dtype, lives on the CPU or (in a CUDA build) a
-// CUDA device, and is contiguous.
+// The dtypes an array argument may have: one of the four float types, or
+// float8_e4m3fn (also as uint8 holding its bits: NumPy has no fp8 dtype),
+// which only the quant ops' 'out' asks for.
+enum class Accept : uint8_t { kFloat, kFloat8E4M3 };
+
+// `t` has a supported float dtype (or what `accept` says), lives on the CPU
+// or (in a CUDA build) a CUDA device, and is contiguous.
 ArrayArg CheckArray(const char* op, const char* name, const TensorView& t);
 // The same without the contiguity check (the caller checks the layout, e.g.
 // with CheckRowsArray); numel and data as in CheckArray.
-ArrayArg CheckArrayAnyLayout(const char* op, const char* name, const TensorView& t);
+ArrayArg CheckArrayAnyLayout(const char* op, const char* name, const TensorView& t,
+                             Accept accept = Accept::kFloat);
 
 // `b` has the same shape, dtype and device as `a`.
 void CheckSameLayout(const char* op, const char* a_name, const TensorView& a, const char* b_name,
@@ -108,7 +114,7 @@ struct RowsView {
 // `written` view must not overlap itself (row_stride >= cols); a read one
 // may (a broadcast row, stride 0). ValueError for any other layout.
 RowsView CheckRowsArray(const char* op, const char* name, const TensorView& t, int row_dims,
-                        Access access);
+                        Access access, Accept accept = Accept::kFloat);
 
 // The bytes an array touches: `rows` runs of `row_bytes` bytes each,
 // `stride_bytes` apart, from `begin`.
