@@ -115,6 +115,22 @@ HETKERN_API void fused_add_rmsnorm(TensorView x, TensorView residual, TensorView
 HETKERN_API void layernorm(TensorView out, TensorView x, TensorView weight,
                            tvm::ffi::Optional<TensorView> bias, double eps);
 
+// fp8-quantising norms (FlashInfer's rmsnorm_quant, fused_add_rmsnorm_quant;
+// argument order as FlashInfer's, out first): out (x's shape and device,
+// float8_e4m3fn or uint8 holding its bits, any row stride) =
+// e4m3(clamp(y / scale, -448, 448)), rounded to nearest even as torch's
+// .to(torch.float8_e4m3fn); NaN stays NaN. y is the norm's value in the
+// compute type, not rounded to x's dtype. scale: one float32 on x's device.
+// out shares memory with no input. docs/norm.md has the contract.
+HETKERN_API void rmsnorm_quant(TensorView out, TensorView x, TensorView weight, TensorView scale,
+                               double eps);
+// residual = x + residual (rounded to the dtype, in place); out = quant of
+// rmsnorm of the unrounded sum. x is only read.
+HETKERN_API void fused_add_rmsnorm_quant(TensorView out, TensorView x, TensorView residual,
+                                         TensorView weight, TensorView scale, double eps);
+HETKERN_API void layernorm_quant(TensorView out, TensorView x, TensorView weight,
+                                 TensorView scale, tvm::ffi::Optional<TensorView> bias, double eps);
+
 // ---- Ops: [softmax] softmax, log_softmax
 
 // out = softmax(x) over the last dimension (x shaped (..., L)): exp(x - max) /

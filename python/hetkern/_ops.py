@@ -54,6 +54,9 @@ def _array_error(op: str, name: str, a, what: str = "an array") -> TypeError:
 def _check_array(op: str, name: str, a):
     """`a` as libhetkern accepts it; TypeError for anything but an array."""
     if type(a) is _ndarray:
+        if a.dtype.name == "float8_e4m3fn":
+            # ml_dtypes' fp8 cannot cross DLPack; the quant norms take its bits.
+            a = a.view(np.uint8)
         # NumPy exports read-only arrays only through versioned DLPack.
         return a if a.flags.writeable else _from_dlpack(a.__dlpack__(max_version=(1, 0)))
     if hasattr(a, "__dlpack__"):

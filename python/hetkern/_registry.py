@@ -73,7 +73,8 @@ class Op:
     args: tuple
     doc: str
     # The library export's arguments in order: names of `args`, plus "out"
-    # (the result array) and "scratch" (reductions' CUDA partials, None
+    # (the result array; in-place ops may instead have an argument "out"
+    # that they write, as the quant norms take FlashInfer's `out`) and "scratch" (reductions' CUDA partials, None
     # unless the caller's library cannot lend the library its allocator).
     export: tuple
     # Shape of the result from the first array's shape and the other
@@ -149,6 +150,25 @@ def _gated_op(name, doc, approximate=False):
     args = (_x(),) + ((Arg("approximate", STR, "none"),) if approximate else ())
     return Op(name, "activation", args, doc, ("out",) + tuple(a.name for a in args), shape=gated,
               row_strided=True)
+
+
+_QUANT_DOC = """
+
+    ``out``: x's shape and device, dtype ``float8_e4m3fn`` (torch, JAX) or
+    ``uint8`` holding its bits (NumPy has no fp8 dtype: pass
+    ``np.empty(x.shape, np.uint8)``, or an ``ml_dtypes.float8_e4m3fn`` array,
+    which is written through a uint8 view). It may be a row-strided view and
+    must not overlap any input. ``scale``: a float32 array of one element on
+    x's device. The e4m3 rounding is torch's ``.to(torch.float8_e4m3fn)``
+    (nearest even), bit for bit; NaN stays NaN. Returns ``out`` (docs/norm.md).
+    """
+
+
+def _norm_quant(name, args, doc, batch_args=("out", "x")):
+    """An fp8-quantising norm: FlashInfer's argument order, `out` first and written."""
+    args = (_x("out", writes=True),) + args
+    return Op(name, "norm", args, doc + _QUANT_DOC, tuple(a.name for a in args), shape=None,
+              batch_args=batch_args, row_strided=True)
 
 
 OPS: tuple = (
@@ -238,6 +258,20 @@ OPS: tuple = (
     Mean and (biased) variance are computed in two passes in float32 (float64
     for float64 input); ``bias`` may be None. ``out`` may be ``x``.
     """, ("out", "x", "weight", "bias", "eps"), row_strided=True),
+    _norm_quant("rmsnorm_quant", (_x(), _x("weight"), _x("scale"), Arg("eps", NUMBER, 1e-6)),
+                """FlashInfer's ``rmsnorm_quant(out, x, weight, scale, eps)``: writes
+    ``out = e4m3(clamp(y / scale, -448, 448))`` with ``y = x / sqrt(mean(x**2, -1) + eps) * weight``
+    computed in float32 (float64 for float64 x) and not rounded to x's dtype."""),
+    _norm_quant("fused_add_rmsnorm_quant",
+                (_x(), _x("residual", writes=True), _x("weight"), _x("scale"), Arg("eps", NUMBER, 1e-6)),
+                """FlashInfer's ``fused_add_rmsnorm_quant(out, x, residual, weight, scale, eps)``:
+    ``residual = x + residual`` in place (rounded to the dtype), and ``out`` the
+    e4m3 quantisation of the rmsnorm of the unrounded sum. ``x`` is only read.
+    Returns ``(out, residual)``.""", batch_args=("out", "x", "residual")),
+    _norm_quant("layernorm_quant",
+                (_x(), _x("weight"), _x("scale"), Arg("bias", OPTIONAL_ARRAY, None), Arg("eps", NUMBER, 1e-5)),
+                """``out = e4m3(clamp(y / scale, -448, 448))`` with ``y`` the layernorm of
+    :func:`layernorm` (``bias`` may be None) in float32, not rounded to x's dtype."""),
     # ---- softmax (docs/softmax.md) ----
     _unary("softmax", "softmax", """Return ``softmax(x)`` over the last dimension, on the device ``x`` lives on.
 

@@ -84,7 +84,7 @@ def _kernel(op: Op):
     """The CPU and CUDA kernel: one call of the export (which validates)."""
     export = getattr(_lib.module, op.name)
     names = [a.name for a in op.args]
-    order = [names.index(n) if n not in ("out", "scratch") else n for n in op.export]
+    order = [names.index(n) if n in names else n for n in op.export]
     nargs = len(op.args)
 
     if op.in_place:

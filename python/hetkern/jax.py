@@ -114,7 +114,7 @@ def _direct_spec(op: Op, present: dict):
     for name in op.export:
         if name == "scratch":
             return None
-        if name == "out":
+        if name == "out" and not op.in_place:  # the result (in-place ops: an argument)
             spec.append("rets")
             continue
         kind = op.arg(name).kind
@@ -163,7 +163,7 @@ def _adapter(op: Op, present: dict, statics: dict):
     """A TVM-FFI function taking (results..., arrays...) that calls the
     export with None where an optional array is absent (and for scratch)."""
     export = getattr(_lib.module, op.name)
-    arrays = [n for n in op.export if n not in ("out", "scratch")
+    arrays = [n for n in op.export if n in present
               and op.arg(n).kind in ARRAY_KINDS and present[n] == "array"]
 
     def adapter(*tensors):
@@ -188,12 +188,12 @@ def _invoke(op: Op, checked: dict):
     direct = _direct_spec(op, dict(zip((a.name for a in op.args), key))) is not None
     name, attrs, workspace = _target(op.name, key, () if direct else statics)
     kinds = {a.name: a.kind for a in op.args}
-    operands = [checked[n] for n in op.export if n not in ("out", "scratch")
+    operands = [checked[n] for n in op.export if n in kinds
                 and kinds[n] in ARRAY_KINDS and _is_array(checked[n])]
     attr_values = {n: _attr(kinds[n], checked[n]) for n in attrs}
     if op.in_place:
         written = [n for n in op.written if checked[n] is not None]
-        order = [n for n in op.export if n not in ("out", "scratch") and kinds[n] in ARRAY_KINDS
+        order = [n for n in op.export if n in kinds and kinds[n] in ARRAY_KINDS
                  and _is_array(checked[n])]
         results = tuple(jax.ShapeDtypeStruct(checked[n].shape, checked[n].dtype) for n in written)
         aliases = {order.index(n): i for i, n in enumerate(written)}

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
+#include <utility>
 
 #include "hetkern/hetkern.h"
 #include "src/core/kernels.h"
@@ -50,6 +52,40 @@ RowsView CheckOut(const char* op, const TensorView& out, const TensorView& x, co
   const RowsView ov = CheckRowsArray(op, "out", out, 1, Access::kWritten);
   CheckSameOrDisjoint(op, "out", ov, "x", xv);
   return ov;
+}
+
+// The quant ops' `out`: float8_e4m3fn (or uint8 holding its bits) with x's
+// shape and device, any row stride, sharing no byte with x.
+RowsView CheckQuantOut(const char* op, const TensorView& out, const TensorView& x,
+                       const RowsView& xv) {
+  const RowsView ov = CheckRowsArray(op, "out", out, 1, Access::kWritten, Accept::kFloat8E4M3);
+  CheckSameDevice(op, "x", xv.array.device, "out", ov.array.device);
+  bool same_shape = out.ndim() == x.ndim();
+  for (int i = 0; same_shape && i < x.ndim(); ++i) same_shape = out.size(i) == x.size(i);
+  HETKERN_CHECK(same_shape, ValueError)
+      << "hetkern." << op << ": 'out' has shape " << ShapeString(out) << "; expected "
+      << ShapeString(x) << " like 'x'";
+  CheckDisjoint(op, "out", FootprintOf(ov), "x", FootprintOf(xv));
+  return ov;
+}
+
+// The quant ops' `scale`: one float32 on x's device; `written` (out, and
+// fused_add_rmsnorm_quant's residual) must not share memory with it, since
+// the kernels read it while they write.
+const float* CheckScale(const char* op, const TensorView& scale, const NormArgs& x,
+                        std::initializer_list<std::pair<const char*, Footprint>> written) {
+  const ArrayArg sa = CheckArray(op, "scale", scale);
+  HETKERN_CHECK(sa.dtype == DType::kFloat32, ValueError)
+      << "hetkern." << op << ": 'scale' has dtype " << DTypeName(sa.dtype)
+      << "; expected float32";
+  CheckSameDevice(op, "x", x.device, "scale", sa.device);
+  HETKERN_CHECK(sa.numel == 1, ValueError)
+      << "hetkern." << op << ": 'scale' has shape " << ShapeString(scale)
+      << "; expected one element (shape () or (1,))";
+  for (const auto& [name, footprint] : written) {
+    CheckDisjoint(op, name, footprint, "scale", FootprintOf(scale));
+  }
+  return static_cast<const float*>(sa.data);
 }
 
 }  // namespace
@@ -110,8 +146,72 @@ void layernorm(TensorView out, TensorView x, TensorView weight, tvm::ffi::Option
   HETKERN_LAUNCH(args.device, LayerNorm(args));
 }
 
+void rmsnorm_quant(TensorView out, TensorView x, TensorView weight, TensorView scale, double eps) {
+  const char* op = "rmsnorm_quant";
+  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
+  NormArgs args = CheckRows(op, x, eps, xv);
+  const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
+  const RowsView ov = CheckQuantOut(op, out, x, xv);
+  const Footprint o = FootprintOf(ov);
+  CheckDisjoint(op, "out", o, "weight", FootprintOf(weight));
+  args.scale = CheckScale(op, scale, args, {{"out", o}});
+  args.weight = wa.data;
+  args.out = ov.array.data;
+  args.out_stride = ov.row_stride;
+  if (args.rows == 0) return;
+  HETKERN_LAUNCH(args.device, RMSNorm(args));
+}
+
+void fused_add_rmsnorm_quant(TensorView out, TensorView x, TensorView residual, TensorView weight,
+                             TensorView scale, double eps) {
+  const char* op = "fused_add_rmsnorm_quant";
+  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
+  NormArgs args = CheckRows(op, x, eps, xv);
+  CheckSameLayout(op, "x", x, "residual", residual);
+  const RowsView rv = CheckRowsArray(op, "residual", residual, 1, Access::kWritten);
+  const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
+  const RowsView ov = CheckQuantOut(op, out, x, xv);
+  const Footprint o = FootprintOf(ov), r = FootprintOf(rv), w = FootprintOf(weight);
+  CheckDisjoint(op, "residual", r, "x", FootprintOf(xv));
+  CheckDisjoint(op, "residual", r, "weight", w);
+  CheckDisjoint(op, "out", o, "residual", r);
+  CheckDisjoint(op, "out", o, "weight", w);
+  args.scale = CheckScale(op, scale, args, {{"out", o}, {"residual", r}});
+  args.residual = rv.array.data;
+  args.residual_stride = rv.row_stride;
+  args.weight = wa.data;
+  args.out = ov.array.data;
+  args.out_stride = ov.row_stride;
+  if (args.rows == 0) return;
+  HETKERN_LAUNCH(args.device, FusedAddRMSNorm(args));
+}
+
+void layernorm_quant(TensorView out, TensorView x, TensorView weight, TensorView scale,
+                     tvm::ffi::Optional<TensorView> bias, double eps) {
+  const char* op = "layernorm_quant";
+  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
+  NormArgs args = CheckRows(op, x, eps, xv);
+  const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
+  const RowsView ov = CheckQuantOut(op, out, x, xv);
+  const Footprint o = FootprintOf(ov);
+  CheckDisjoint(op, "out", o, "weight", FootprintOf(weight));
+  if (bias.has_value()) {
+    args.bias = CheckRowParam(op, "bias", *bias, args).data;
+    CheckDisjoint(op, "out", o, "bias", FootprintOf(*bias));
+  }
+  args.scale = CheckScale(op, scale, args, {{"out", o}});
+  args.weight = wa.data;
+  args.out = ov.array.data;
+  args.out_stride = ov.row_stride;
+  if (args.rows == 0) return;
+  HETKERN_LAUNCH(args.device, LayerNorm(args));
+}
+
 }  // namespace hetkern
 
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm_quant, hetkern::rmsnorm_quant);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(fused_add_rmsnorm_quant, hetkern::fused_add_rmsnorm_quant);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(layernorm_quant, hetkern::layernorm_quant);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, hetkern::rmsnorm);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(fused_add_rmsnorm, hetkern::fused_add_rmsnorm);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(layernorm, hetkern::layernorm);
