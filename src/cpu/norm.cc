@@ -1,10 +1,11 @@
-// Highway kernels of rmsnorm, fused_add_rmsnorm and layernorm: one row per
-// call of the row functions, rows spread over threads by ParallelFor. A row is
-// always reduced by one thread in the order ReduceRow documents, so results
-// do not depend on the thread count.
+// Highway kernels of rmsnorm, fused_add_rmsnorm (both also in Gemma's style)
+// and layernorm: one row per call of the row functions, rows spread over
+// threads by ParallelFor. A row is always reduced by one thread in the order
+// ReduceRow documents, so results do not depend on the thread count.
 #include <stddef.h>
 
 #include <cmath>
+#include <type_traits>
 
 #include "src/core/kernels.h"
 
@@ -29,32 +30,47 @@ HWY_INLINE C InverseRms(C sum_sq, size_t n, double eps) {
   return C(1) / std::sqrt(sum_sq / static_cast<C>(n) + static_cast<C>(eps));
 }
 
+// A row of the RMS norms' scale: weight, or 1 + weight for Gemma (in the
+// compute type), loaded from the parameters' storage type W.
+template <bool kGemma, class D, class W>
+HWY_INLINE hn::Vec<D> LoadScale(D d, const W* w) {
+  const auto weight = LoadAs(d, w);
+  if constexpr (kGemma) {
+    return hn::Add(hn::Set(d, hn::TFromD<D>(1)), weight);
+  } else {
+    return weight;
+  }
+}
+
 // out[i] = T(T(v[i] * inv_rms) * w[i]): vLLM's rms_norm rounds the
-// normalised value to the storage type before the weight multiply.
-template <class T, class C>
-HWY_INLINE void StoreRmsNormed(const T* v, const T* w, T* out, size_t n, C inv_rms) {
+// normalised value to the storage type before the weight multiply. Gemma's
+// RMSNorm rounds once: out[i] = T(v[i] * inv_rms * (1 + w[i])).
+template <bool kGemma, class T, class W, class C>
+HWY_INLINE void StoreRmsNormed(const T* v, const W* w, T* out, size_t n, C inv_rms) {
   MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
     PrefetchAhead<1>(out + i);
-    const auto normed = RoundThrough<T>(d, hn::Mul(LoadAs(d, v + i), hn::Set(d, inv_rms)));
-    StoreAs(hn::Mul(normed, LoadAs(d, w + i)), d, out + i);
+    auto normed = hn::Mul(LoadAs(d, v + i), hn::Set(d, inv_rms));
+    if constexpr (!kGemma) normed = RoundThrough<T>(d, normed);
+    StoreAs(hn::Mul(normed, LoadScale<kGemma>(d, w + i)), d, out + i);
   });
 }
 
-template <class T>
-HWY_INLINE void RMSNormRow(const T* x, const T* w, T* out, size_t n, double eps) {
+template <bool kGemma, class T, class W>
+HWY_INLINE void RMSNormRow(const T* x, const W* w, T* out, size_t n, double eps) {
   using C = ComputeType<T>;
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
     PrefetchAhead(x + i);  // this row's rest, then the next row
     const auto v = LoadAs(d, x + i);
     return hn::MulAdd(v, v, acc);
   });
-  StoreRmsNormed(x, w, out, n, InverseRms(sum_sq, n, eps));
+  StoreRmsNormed<kGemma>(x, w, out, n, InverseRms(sum_sq, n, eps));
 }
 
 // residual = T(x + residual); x = rmsnorm(residual) * w. The sum is rounded to
-// T before it feeds the variance, as vLLM's fused_add_rms_norm does.
-template <class T>
-HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const T* w, size_t n, double eps) {
+// T before it feeds the variance, as vLLM's fused_add_rms_norm (and its
+// GemmaRMSNorm, which adds in T) does.
+template <bool kGemma, class T, class W>
+HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const W* w, size_t n, double eps) {
   using C = ComputeType<T>;
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
     PrefetchAhead(x + i);
@@ -63,13 +79,13 @@ HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const T* w, size_t n, doub
     StoreAs(sum, d, residual + i);
     return hn::MulAdd(sum, sum, acc);
   });
-  StoreRmsNormed(residual, w, x, n, InverseRms(sum_sq, n, eps));
+  StoreRmsNormed<kGemma>(residual, w, x, n, InverseRms(sum_sq, n, eps));
 }
 
 // Two-pass mean and variance (stable for large means), then
 // out = (x - mean) * rstd * w + b, rounded once.
-template <class T>
-HWY_INLINE void LayerNormRow(const T* x, const T* w, const T* b, T* out, size_t n, double eps) {
+template <class T, class W>
+HWY_INLINE void LayerNormRow(const T* x, const W* w, const W* b, T* out, size_t n, double eps) {
   using C = ComputeType<T>;
   const C mean = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
                    PrefetchAhead(x + i);
@@ -90,44 +106,71 @@ HWY_INLINE void LayerNormRow(const T* x, const T* w, const T* b, T* out, size_t 
   });
 }
 
-// Calls fn(TypeTag<T>{}) with T the CPU storage type of `dtype`.
+// Calls fn(TypeTag<T>{}, TypeTag<W>{}) with T the CPU storage type of
+// a.dtype and W that of a.param_dtype: T itself, or float for 16-bit T
+// (only the pairs the entry accepts are instantiated).
 template <class Fn>
-HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
-  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
+HWY_INLINE void VisitNormTypes(const NormArgs& a, Fn&& fn) {
+  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(a.dtype, [&](auto tag) HWY_ATTR {
+    using T = typename decltype(tag)::type;
+    if constexpr (sizeof(T) == 2) {
+      if (a.param_dtype == DType::kFloat32) return fn(tag, TypeTag<float>{});
+    }
+    fn(tag, tag);
+  });
+}
+
+// Calls fn(std::bool_constant<a.gemma>{}).
+template <class Fn>
+HWY_INLINE void VisitGemma(const NormArgs& a, Fn&& fn) {
+  if (a.gemma) {
+    fn(std::true_type{});
+  } else {
+    fn(std::false_type{});
+  }
 }
 
 // Rows [begin, end) of each op; row offsets in int64 (row * stride may
 // exceed 2^31).
 void RMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
-  VisitCpuType(a.dtype, [&](auto tag) HWY_ATTR {
-    using T = typename decltype(tag)::type;
-    const size_t h = static_cast<size_t>(a.hidden);
-    for (int64_t r = begin; r < end; ++r) {
-      RMSNormRow(static_cast<const T*>(a.x) + r * a.x_stride, static_cast<const T*>(a.weight),
-                 static_cast<T*>(a.out) + r * a.out_stride, h, a.eps);
-    }
+  VisitNormTypes(a, [&](auto t_tag, auto w_tag) HWY_ATTR {
+    using T = typename decltype(t_tag)::type;
+    using W = typename decltype(w_tag)::type;
+    VisitGemma(a, [&](auto gemma) HWY_ATTR {
+      const size_t h = static_cast<size_t>(a.hidden);
+      for (int64_t r = begin; r < end; ++r) {
+        RMSNormRow<decltype(gemma)::value>(
+            static_cast<const T*>(a.x) + r * a.x_stride, static_cast<const W*>(a.weight),
+            static_cast<T*>(a.out) + r * a.out_stride, h, a.eps);
+      }
+    });
   });
 }
 
 void FusedAddRMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
-  VisitCpuType(a.dtype, [&](auto tag) HWY_ATTR {
-    using T = typename decltype(tag)::type;
-    const size_t h = static_cast<size_t>(a.hidden);
-    for (int64_t r = begin; r < end; ++r) {
-      FusedAddRMSNormRow(static_cast<T*>(a.out) + r * a.out_stride,
-                         static_cast<T*>(a.residual) + r * a.residual_stride,
-                         static_cast<const T*>(a.weight), h, a.eps);
-    }
+  VisitNormTypes(a, [&](auto t_tag, auto w_tag) HWY_ATTR {
+    using T = typename decltype(t_tag)::type;
+    using W = typename decltype(w_tag)::type;
+    VisitGemma(a, [&](auto gemma) HWY_ATTR {
+      const size_t h = static_cast<size_t>(a.hidden);
+      for (int64_t r = begin; r < end; ++r) {
+        FusedAddRMSNormRow<decltype(gemma)::value>(
+            static_cast<T*>(a.out) + r * a.out_stride,
+            static_cast<T*>(a.residual) + r * a.residual_stride, static_cast<const W*>(a.weight),
+            h, a.eps);
+      }
+    });
   });
 }
 
 void LayerNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
-  VisitCpuType(a.dtype, [&](auto tag) HWY_ATTR {
-    using T = typename decltype(tag)::type;
+  VisitNormTypes(a, [&](auto t_tag, auto w_tag) HWY_ATTR {
+    using T = typename decltype(t_tag)::type;
+    using W = typename decltype(w_tag)::type;
     const size_t h = static_cast<size_t>(a.hidden);
     for (int64_t r = begin; r < end; ++r) {
-      LayerNormRow(static_cast<const T*>(a.x) + r * a.x_stride, static_cast<const T*>(a.weight),
-                   static_cast<const T*>(a.bias), static_cast<T*>(a.out) + r * a.out_stride, h,
+      LayerNormRow(static_cast<const T*>(a.x) + r * a.x_stride, static_cast<const W*>(a.weight),
+                   static_cast<const W*>(a.bias), static_cast<T*>(a.out) + r * a.out_stride, h,
                    a.eps);
     }
   });

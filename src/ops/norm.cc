@@ -22,6 +22,7 @@ NormArgs CheckRows(const char* op, const TensorView& x, double eps, const RowsVi
       << "hetkern." << op << ": 'eps' is " << eps << "; expected a finite number > 0";
   NormArgs args{};
   args.dtype = xv.array.dtype;
+  args.param_dtype = args.dtype;  // until CheckRowParam has seen the weight
   args.device = xv.array.device;
   args.hidden = xv.cols;
   args.rows = xv.rows;
@@ -31,10 +32,21 @@ NormArgs CheckRows(const char* op, const TensorView& x, double eps, const RowsVi
   return args;
 }
 
-// A per-column parameter (weight, bias): shape (H,), x's dtype and device.
+// Whether parameters of `param` dtype may scale x of `x` dtype: x's own, or
+// float32 for 16-bit x (mixed precision as in FlashInfer and torch; the
+// arithmetic is float32 either way).
+bool ParamDTypeFits(DType x, DType param) {
+  return param == x || (param == DType::kFloat32 && DTypeSizeOf(x) == 2);
+}
+
+// A per-column parameter (weight, bias): shape (H,), x's device, and a dtype
+// ParamDTypeFits accepts.
 ArrayArg CheckRowParam(const char* op, const char* name, const TensorView& p, const NormArgs& x) {
   const ArrayArg pa = CheckArray(op, name, p);
-  CheckSameDType(op, "x", x.dtype, name, pa.dtype);
+  HETKERN_CHECK(ParamDTypeFits(x.dtype, pa.dtype), ValueError)
+      << "hetkern." << op << ": '" << name << "' has dtype " << DTypeName(pa.dtype)
+      << "; expected " << DTypeName(x.dtype) << " like 'x'"
+      << (DTypeSizeOf(x.dtype) == 2 ? ", or float32" : "");
   CheckSameDevice(op, "x", x.device, name, pa.device);
   HETKERN_CHECK(p.ndim() == 1 && p.size(0) == x.hidden, ValueError)
       << "hetkern." << op << ": '" << name << "' must have shape (" << x.hidden
@@ -52,13 +64,14 @@ RowsView CheckOut(const char* op, const TensorView& out, const TensorView& x, co
   return ov;
 }
 
-}  // namespace
-
-void rmsnorm(TensorView out, TensorView x, TensorView weight, double eps) {
-  const char* op = "rmsnorm";
+// rmsnorm and gemma_rmsnorm.
+void RMSNormEntry(const char* op, bool gemma, const TensorView& out, const TensorView& x,
+                  const TensorView& weight, double eps) {
   const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
   NormArgs args = CheckRows(op, x, eps, xv);
+  args.gemma = gemma;
   const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
+  args.param_dtype = wa.dtype;
   const RowsView ov = CheckOut(op, out, x, xv);
   // Written row by row: an out sharing memory with weight would change it
   // for the rows after the first.
@@ -70,13 +83,16 @@ void rmsnorm(TensorView out, TensorView x, TensorView weight, double eps) {
   HETKERN_LAUNCH(args.device, RMSNorm(args));
 }
 
-void fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight, double eps) {
-  const char* op = "fused_add_rmsnorm";
+// fused_add_rmsnorm and gemma_fused_add_rmsnorm.
+void FusedAddRMSNormEntry(const char* op, bool gemma, const TensorView& x,
+                          const TensorView& residual, const TensorView& weight, double eps) {
   const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kWritten);
   NormArgs args = CheckRows(op, x, eps, xv);
+  args.gemma = gemma;
   CheckSameLayout(op, "x", x, "residual", residual);
   const RowsView rv = CheckRowsArray(op, "residual", residual, 1, Access::kWritten);
   const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
+  args.param_dtype = wa.dtype;
   const Footprint w = FootprintOf(weight);
   CheckDisjoint(op, "residual", FootprintOf(rv), "x", FootprintOf(xv));
   CheckDisjoint(op, "x", FootprintOf(xv), "weight", w);
@@ -90,12 +106,31 @@ void fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight, dou
   HETKERN_LAUNCH(args.device, FusedAddRMSNorm(args));
 }
 
+}  // namespace
+
+void rmsnorm(TensorView out, TensorView x, TensorView weight, double eps) {
+  RMSNormEntry("rmsnorm", false, out, x, weight, eps);
+}
+
+void gemma_rmsnorm(TensorView out, TensorView x, TensorView weight, double eps) {
+  RMSNormEntry("gemma_rmsnorm", true, out, x, weight, eps);
+}
+
+void fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight, double eps) {
+  FusedAddRMSNormEntry("fused_add_rmsnorm", false, x, residual, weight, eps);
+}
+
+void gemma_fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight, double eps) {
+  FusedAddRMSNormEntry("gemma_fused_add_rmsnorm", true, x, residual, weight, eps);
+}
+
 void layernorm(TensorView out, TensorView x, TensorView weight, tvm::ffi::Optional<TensorView> bias,
                double eps) {
   const char* op = "layernorm";
   const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
   NormArgs args = CheckRows(op, x, eps, xv);
   const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
+  args.param_dtype = wa.dtype;
   const RowsView ov = CheckOut(op, out, x, xv);
   CheckDisjoint(op, "out", FootprintOf(ov), "weight", FootprintOf(weight));
   args.weight = wa.data;
@@ -103,6 +138,9 @@ void layernorm(TensorView out, TensorView x, TensorView weight, tvm::ffi::Option
   args.out_stride = ov.row_stride;
   if (bias.has_value()) {
     const ArrayArg ba = CheckRowParam(op, "bias", *bias, args);
+    // One parameter type per launch: a float32 weight with a 16-bit bias
+    // (or the reverse) has no use worth its instantiations.
+    CheckSameDType(op, "weight", wa.dtype, "bias", ba.dtype);
     CheckDisjoint(op, "out", FootprintOf(ov), "bias", FootprintOf(*bias));
     args.bias = ba.data;
   }
@@ -114,4 +152,6 @@ void layernorm(TensorView out, TensorView x, TensorView weight, tvm::ffi::Option
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, hetkern::rmsnorm);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(fused_add_rmsnorm, hetkern::fused_add_rmsnorm);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(gemma_rmsnorm, hetkern::gemma_rmsnorm);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(gemma_fused_add_rmsnorm, hetkern::gemma_fused_add_rmsnorm);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(layernorm, hetkern::layernorm);
