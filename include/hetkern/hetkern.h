@@ -95,11 +95,14 @@ HETKERN_API void dot(TensorView out, TensorView x, TensorView y, tvm::ffi::Optio
 HETKERN_API void norm(TensorView out, TensorView x, tvm::ffi::Optional<int64_t> axis,
                       tvm::ffi::Optional<TensorView> scratch);
 
-// ---- Ops: [norm] rmsnorm, fused_add_rmsnorm, layernorm
+// ---- Ops: [norm] rmsnorm, fused_add_rmsnorm, layernorm, gemma_rmsnorm,
+// gemma_fused_add_rmsnorm
 
-// All three normalise over the last dimension H of x, shaped (..., H), H >= 1;
-// weight and bias have shape (H,) and x's dtype and device; eps is finite and
-// > 0. float16/bfloat16 are computed in float32, float64 in float64.
+// All normalise over the last dimension H of x, shaped (..., H), H >= 1;
+// weight and bias have shape (H,), x's device and x's dtype (or float32 for
+// float16/bfloat16 x; layernorm's weight and bias then share one dtype); eps
+// is finite and > 0. float16/bfloat16 are computed in float32, float64 in
+// float64. docs/norm.md has the rounding contracts.
 
 // out = x / sqrt(mean(x^2) + eps) * weight, rounded like vLLM's rms_norm: the
 // normalised value is rounded to x's dtype before the weight multiply. out
@@ -110,6 +113,13 @@ HETKERN_API void rmsnorm(TensorView out, TensorView x, TensorView weight, double
 // same shape, dtype and device and must not overlap.
 HETKERN_API void fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight,
                                    double eps);
+// Gemma's RMSNorm: out = x / sqrt(mean(x^2) + eps) * (1 + weight), computed
+// in float32 (float64 for float64) and rounded once. out may be x.
+HETKERN_API void gemma_rmsnorm(TensorView out, TensorView x, TensorView weight, double eps);
+// In place: residual = x + residual (rounded to the dtype), then
+// x = gemma_rmsnorm(residual, weight). Rules of fused_add_rmsnorm.
+HETKERN_API void gemma_fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight,
+                                         double eps);
 // out = (x - mean) / sqrt(var + eps) * weight + bias (biased variance, as
 // torch.nn.functional.layer_norm); no bias when `bias` is empty. out may be x.
 HETKERN_API void layernorm(TensorView out, TensorView x, TensorView weight,

@@ -240,7 +240,17 @@ OPS: tuple = (
     Semantics of vLLM's ``rms_norm``: the mean of squares is accumulated in
     float32 (float64 for float64 input) and the normalised value is rounded
     to x's dtype before the multiply by ``weight`` (shape ``(H,)``, x's
-    dtype). ``out`` may be ``x``.
+    dtype, or float32 for float16/bfloat16 x). ``out`` may be ``x``.
+    """, ("out", "x", "weight", "eps"), row_strided=True),
+    Op("gemma_rmsnorm", "norm", (_x(), _x("weight"), Arg("eps", NUMBER, 1e-6)),
+       """Return ``x / sqrt(mean(x**2, -1) + eps) * (1 + weight)`` over the last
+    dimension, as Gemma's RMSNorm (vLLM's ``GemmaRMSNorm``, FlashInfer's
+    ``gemma_rmsnorm``).
+
+    Computed in float32 (float64 for float64 input), ``1 + weight`` included,
+    and rounded to x's dtype once, after the weight multiply. ``weight`` has
+    shape ``(H,)`` and x's dtype, or float32 for float16/bfloat16 x. ``out``
+    may be ``x``.
     """, ("out", "x", "weight", "eps"), row_strided=True),
     Op("fused_add_rmsnorm", "norm",
        (_x(writes=True), _x("residual", writes=True), _x("weight"), Arg("eps", NUMBER, 1e-6)),
@@ -251,12 +261,23 @@ OPS: tuple = (
     overlap. Returns ``(x, residual)``, the objects passed in.
     """, ("x", "residual", "weight", "eps"), shape=None, batch_args=("x", "residual"),
        row_strided=True),
+    Op("gemma_fused_add_rmsnorm", "norm",
+       (_x(writes=True), _x("residual", writes=True), _x("weight"), Arg("eps", NUMBER, 1e-6)),
+       """In place, as vLLM's ``GemmaRMSNorm`` with a residual: ``residual = x +
+    residual`` (rounded to the dtype), then ``x = gemma_rmsnorm(residual,
+    weight, eps)``.
+
+    Rules of :func:`fused_add_rmsnorm`. Returns ``(x, residual)``, the
+    objects passed in.
+    """, ("x", "residual", "weight", "eps"), shape=None, batch_args=("x", "residual"),
+       row_strided=True),
     Op("layernorm", "norm", (_x(), _x("weight"), Arg("bias", OPTIONAL_ARRAY, None), Arg("eps", NUMBER, 1e-5)),
        """Return ``(x - mean) / sqrt(var + eps) * weight + bias`` over the last
     dimension, like ``torch.nn.functional.layer_norm(x, (H,), weight, bias, eps)``.
 
     Mean and (biased) variance are computed in two passes in float32 (float64
-    for float64 input); ``bias`` may be None. ``out`` may be ``x``.
+    for float64 input); ``bias`` may be None. ``weight`` and ``bias`` have
+    x's dtype, or both float32 for float16/bfloat16 x. ``out`` may be ``x``.
     """, ("out", "x", "weight", "bias", "eps"), row_strided=True),
     _norm_quant("rmsnorm_quant", (_x(), _x("weight"), _x("scale"), Arg("eps", NUMBER, 1e-6)),
                 """FlashInfer's ``rmsnorm_quant(out, x, weight, scale, eps)``: writes

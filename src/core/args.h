@@ -173,7 +173,7 @@ struct ReduceArgs {
   double* scratch;  // CUDA only: ReduceScratchNumel(rows, cols) elements, else unused
 };
 
-// [norm] rmsnorm, fused_add_rmsnorm, layernorm
+// [norm] rmsnorm, fused_add_rmsnorm, layernorm (and their Gemma variants)
 // Normalisation of `rows` rows of `hidden` contiguous elements each (the last
 // dimension of x); row r of x starts at x + r * x_stride (likewise residual
 // and out, each with its own stride; 64-bit offsets). Which pointers an op uses:
@@ -181,14 +181,19 @@ struct ReduceArgs {
 //   fused_add_rmsnorm  residual = x + residual; x = rmsnorm(residual) * weight
 //                      (in place: out is x; residual is read and written)
 //   layernorm          out = (x - mean) * rstd * weight + bias (bias may be null)
+// The RMS norms scale in one of two styles (docs/norm.md):
+//   gemma == false     out = T(T(v * inv_rms) * weight)     (vLLM's rms_norm)
+//   gemma == true      out = T(v * inv_rms * (1 + weight))  (Gemma: rounded once)
 // The quant ops (scale != nullptr) write float8_e4m3fn bits instead, of
 // e4m3(clamp(y / *scale, -448, 448)) with y the compute-type value before
 // any rounding to x's dtype (FlashInfer's rmsnorm_quant); fused_add_rmsnorm
 // then reads x (not written) and writes out, and its variance uses the
 // unrounded sum x + residual, as FlashInfer's fused_add_rmsnorm_quant.
 struct NormArgs {
-  DType dtype;
+  DType dtype;        // x, residual, out (quant ops: x, residual)
+  DType param_dtype;  // weight and bias: dtype, or float32 when dtype is 16-bit
   DLDevice device;
+  bool gemma;  // RMS norms only
   int64_t rows;
   int64_t hidden;
   double eps;

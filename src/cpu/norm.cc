@@ -1,11 +1,12 @@
-// Highway kernels of rmsnorm, fused_add_rmsnorm and layernorm: one row per
-// call of the row functions, rows spread over threads by ParallelFor. A row is
-// always reduced by one thread in the order ReduceRow documents, so results
-// do not depend on the thread count.
+// Highway kernels of rmsnorm, fused_add_rmsnorm (both also in Gemma's style)
+// and layernorm, and of their fp8-quantising forms (an output stage): one row per call of the row functions, rows spread over
+// threads by ParallelFor. A row is always reduced by one thread in the order
+// ReduceRow documents, so results do not depend on the thread count.
 #include <stddef.h>
 #include <stdint.h>
 
 #include <cmath>
+#include <type_traits>
 
 #include "src/core/kernels.h"
 
@@ -31,9 +32,21 @@ HWY_INLINE C InverseRms(C sum_sq, size_t n, double eps) {
   return C(1) / std::sqrt(sum_sq / static_cast<C>(n) + static_cast<C>(eps));
 }
 
-// Where a row's result goes: x's dtype (the plain ops, which round the
-// normalised value as vLLM does), or float8_e4m3fn bits of clamp(y / scale)
-// with y unrounded in the compute type (the quant ops, as FlashInfer's).
+// A row of the RMS norms' scale: weight, or 1 + weight for Gemma (in the
+// compute type), loaded from the parameters' storage type W.
+template <bool kGemma, class D, class W>
+HWY_INLINE hn::Vec<D> LoadScale(D d, const W* w) {
+  const auto weight = LoadAs(d, w);
+  if constexpr (kGemma) {
+    return hn::Add(hn::Set(d, hn::TFromD<D>(1)), weight);
+  } else {
+    return weight;
+  }
+}
+
+// Where a row's result goes: x's dtype (the plain ops), or float8_e4m3fn
+// bits of clamp(y / scale) with y unrounded in the compute type (the quant
+// ops, as FlashInfer's *_quant).
 template <class T>
 struct StoreRow {
   static constexpr bool kQuant = false;
@@ -56,33 +69,35 @@ struct QuantRow {
 };
 
 // out[i] = T(T(v[i] * inv_rms) * w[i]): vLLM's rms_norm rounds the
-// normalised value to the storage type before the weight multiply; the
-// quant ops keep it unrounded.
-template <class T, class Out, class C>
-HWY_INLINE void StoreRmsNormed(const T* v, const T* w, const Out& out, size_t n, C inv_rms) {
+// normalised value to the storage type before the weight multiply. Gemma's
+// RMSNorm rounds once: out[i] = T(v[i] * inv_rms * (1 + w[i])); the quant
+// ops never round y.
+template <bool kGemma, class T, class W, class Out, class C>
+HWY_INLINE void StoreRmsNormed(const T* v, const W* w, const Out& out, size_t n, C inv_rms) {
   MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
     PrefetchAhead<1>(out.data + i);
     auto normed = hn::Mul(LoadAs(d, v + i), hn::Set(d, inv_rms));
-    if constexpr (!Out::kQuant) normed = RoundThrough<T>(d, normed);
-    out(d, i, hn::Mul(normed, LoadAs(d, w + i)));
+    if constexpr (!kGemma && !Out::kQuant) normed = RoundThrough<T>(d, normed);
+    out(d, i, hn::Mul(normed, LoadScale<kGemma>(d, w + i)));
   });
 }
 
-template <class T, class Out>
-HWY_INLINE void RMSNormRow(const T* x, const T* w, const Out& out, size_t n, double eps) {
+template <bool kGemma, class T, class W, class Out>
+HWY_INLINE void RMSNormRow(const T* x, const W* w, const Out& out, size_t n, double eps) {
   using C = ComputeType<T>;
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
     PrefetchAhead(x + i);  // this row's rest, then the next row
     const auto v = LoadAs(d, x + i);
     return hn::MulAdd(v, v, acc);
   });
-  StoreRmsNormed(x, w, out, n, InverseRms(sum_sq, n, eps));
+  StoreRmsNormed<kGemma>(x, w, out, n, InverseRms(sum_sq, n, eps));
 }
 
 // residual = T(x + residual); x = rmsnorm(residual) * w. The sum is rounded to
-// T before it feeds the variance, as vLLM's fused_add_rms_norm does.
-template <class T>
-HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const T* w, size_t n, double eps) {
+// T before it feeds the variance, as vLLM's fused_add_rms_norm (and its
+// GemmaRMSNorm, which adds in T) does.
+template <bool kGemma, class T, class W>
+HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const W* w, size_t n, double eps) {
   using C = ComputeType<T>;
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
     PrefetchAhead(x + i);
@@ -91,14 +106,14 @@ HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const T* w, size_t n, doub
     StoreAs(sum, d, residual + i);
     return hn::MulAdd(sum, sum, acc);
   });
-  StoreRmsNormed(residual, w, StoreRow<T>{x}, n, InverseRms(sum_sq, n, eps));
+  StoreRmsNormed<kGemma>(residual, w, StoreRow<T>{x}, n, InverseRms(sum_sq, n, eps));
 }
 
 // FlashInfer's fused_add_rmsnorm_quant: the unrounded sum s = x + residual
 // feeds the variance and the output; residual = T(s). x is only read, so
 // the second pass adds again and writes residual then.
-template <class T, class C>
-HWY_INLINE void FusedAddRMSNormQuantRow(const T* x, T* residual, const T* w,
+template <class T, class W, class C>
+HWY_INLINE void FusedAddRMSNormQuantRow(const T* x, T* residual, const W* w,
                                         const QuantRow<C>& out, size_t n, double eps) {
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
     PrefetchAhead(x + i);
@@ -117,8 +132,8 @@ HWY_INLINE void FusedAddRMSNormQuantRow(const T* x, T* residual, const T* w,
 
 // Two-pass mean and variance (stable for large means), then
 // out = (x - mean) * rstd * w + b, rounded once.
-template <class T, class Out>
-HWY_INLINE void LayerNormRow(const T* x, const T* w, const T* b, const Out& out, size_t n,
+template <class T, class W, class Out>
+HWY_INLINE void LayerNormRow(const T* x, const W* w, const W* b, const Out& out, size_t n,
                              double eps) {
   using C = ComputeType<T>;
   const C mean = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
@@ -140,67 +155,99 @@ HWY_INLINE void LayerNormRow(const T* x, const T* w, const T* b, const Out& out,
   });
 }
 
-// Calls fn(TypeTag<T>{}) with T the CPU storage type of `dtype`.
+// Calls fn(TypeTag<T>{}, TypeTag<W>{}) with T the CPU storage type of
+// a.dtype and W that of a.param_dtype: T itself, or float for 16-bit T
+// (only the pairs the entry accepts are instantiated).
 template <class Fn>
-HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
-  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
+HWY_INLINE void VisitNormTypes(const NormArgs& a, Fn&& fn) {
+  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(a.dtype, [&](auto tag) HWY_ATTR {
+    using T = typename decltype(tag)::type;
+    if constexpr (sizeof(T) == 2) {
+      if (a.param_dtype == DType::kFloat32) return fn(tag, TypeTag<float>{});
+    }
+    fn(tag, tag);
+  });
 }
 
-// Calls fn(out) with the output stage of row r: x's dtype, or the quant
-// ops' float8_e4m3fn bits when a.scale is set.
-template <class T, class Fn>
+// Calls fn(std::bool_constant<a.gemma>{}).
+template <class Fn>
+HWY_INLINE void VisitGemma(const NormArgs& a, Fn&& fn) {
+  if (a.gemma) {
+    fn(std::true_type{});
+  } else {
+    fn(std::false_type{});
+  }
+}
+
+// Calls fn(out) with row r's output stage: x's dtype, or the quant ops'
+// float8_e4m3fn bits when a.scale is set (never with Gemma's style: no quant
+// op asks for it, so it is not instantiated).
+template <class T, bool kGemma, class Fn>
 HWY_INLINE void WithRowOutput(const NormArgs& a, int64_t r, Fn&& fn) {
   using C = ComputeType<T>;
-  if (a.scale != nullptr) {
-    fn(QuantRow<C>{static_cast<uint8_t*>(a.out) + r * a.out_stride, static_cast<C>(*a.scale)});
-  } else {
-    fn(StoreRow<T>{static_cast<T*>(a.out) + r * a.out_stride});
+  if constexpr (!kGemma) {
+    if (a.scale != nullptr) {
+      return fn(QuantRow<C>{static_cast<uint8_t*>(a.out) + r * a.out_stride,
+                            static_cast<C>(*a.scale)});
+    }
   }
+  fn(StoreRow<T>{static_cast<T*>(a.out) + r * a.out_stride});
 }
 
 // Rows [begin, end) of each op; row offsets in int64 (row * stride may
 // exceed 2^31).
 void RMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
-  VisitCpuType(a.dtype, [&](auto tag) HWY_ATTR {
-    using T = typename decltype(tag)::type;
-    const size_t h = static_cast<size_t>(a.hidden);
-    for (int64_t r = begin; r < end; ++r) {
-      WithRowOutput<T>(a, r, [&](const auto& out) HWY_ATTR {
-        RMSNormRow(static_cast<const T*>(a.x) + r * a.x_stride, static_cast<const T*>(a.weight),
-                   out, h, a.eps);
-      });
-    }
+  VisitNormTypes(a, [&](auto t_tag, auto w_tag) HWY_ATTR {
+    using T = typename decltype(t_tag)::type;
+    using W = typename decltype(w_tag)::type;
+    VisitGemma(a, [&](auto gemma) HWY_ATTR {
+      constexpr bool kGemma = decltype(gemma)::value;
+      const size_t h = static_cast<size_t>(a.hidden);
+      for (int64_t r = begin; r < end; ++r) {
+        WithRowOutput<T, kGemma>(a, r, [&](const auto& out) HWY_ATTR {
+          RMSNormRow<kGemma>(static_cast<const T*>(a.x) + r * a.x_stride,
+                             static_cast<const W*>(a.weight), out, h, a.eps);
+        });
+      }
+    });
   });
 }
 
 void FusedAddRMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
-  VisitCpuType(a.dtype, [&](auto tag) HWY_ATTR {
-    using T = typename decltype(tag)::type;
+  VisitNormTypes(a, [&](auto t_tag, auto w_tag) HWY_ATTR {
+    using T = typename decltype(t_tag)::type;
+    using W = typename decltype(w_tag)::type;
     using C = ComputeType<T>;
     const size_t h = static_cast<size_t>(a.hidden);
-    for (int64_t r = begin; r < end; ++r) {
-      T* residual = static_cast<T*>(a.residual) + r * a.residual_stride;
-      const auto* w = static_cast<const T*>(a.weight);
-      if (a.scale != nullptr) {
-        FusedAddRMSNormQuantRow(
-            static_cast<const T*>(a.x) + r * a.x_stride, residual, w,
-            QuantRow<C>{static_cast<uint8_t*>(a.out) + r * a.out_stride, static_cast<C>(*a.scale)},
-            h, a.eps);
-      } else {
-        FusedAddRMSNormRow(static_cast<T*>(a.out) + r * a.out_stride, residual, w, h, a.eps);
+    const auto* w = static_cast<const W*>(a.weight);
+    if (a.scale != nullptr) {
+      const QuantRow<C> out{static_cast<uint8_t*>(a.out), static_cast<C>(*a.scale)};
+      for (int64_t r = begin; r < end; ++r) {
+        FusedAddRMSNormQuantRow(static_cast<const T*>(a.x) + r * a.x_stride,
+                                static_cast<T*>(a.residual) + r * a.residual_stride, w,
+                                QuantRow<C>{out.data + r * a.out_stride, out.scale}, h, a.eps);
       }
+      return;
     }
+    VisitGemma(a, [&](auto gemma) HWY_ATTR {
+      for (int64_t r = begin; r < end; ++r) {
+        FusedAddRMSNormRow<decltype(gemma)::value>(
+            static_cast<T*>(a.out) + r * a.out_stride,
+            static_cast<T*>(a.residual) + r * a.residual_stride, w, h, a.eps);
+      }
+    });
   });
 }
 
 void LayerNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
-  VisitCpuType(a.dtype, [&](auto tag) HWY_ATTR {
-    using T = typename decltype(tag)::type;
+  VisitNormTypes(a, [&](auto t_tag, auto w_tag) HWY_ATTR {
+    using T = typename decltype(t_tag)::type;
+    using W = typename decltype(w_tag)::type;
     const size_t h = static_cast<size_t>(a.hidden);
     for (int64_t r = begin; r < end; ++r) {
-      WithRowOutput<T>(a, r, [&](const auto& out) HWY_ATTR {
-        LayerNormRow(static_cast<const T*>(a.x) + r * a.x_stride, static_cast<const T*>(a.weight),
-                     static_cast<const T*>(a.bias), out, h, a.eps);
+      WithRowOutput<T, false>(a, r, [&](const auto& out) HWY_ATTR {
+        LayerNormRow(static_cast<const T*>(a.x) + r * a.x_stride, static_cast<const W*>(a.weight),
+                     static_cast<const W*>(a.bias), out, h, a.eps);
       });
     }
   });

@@ -1,4 +1,5 @@
-// CUDA kernels of rmsnorm, fused_add_rmsnorm and layernorm.
+// CUDA kernels of rmsnorm, fused_add_rmsnorm (both also in Gemma's style) and
+// layernorm. weight and bias are stored as T or (16-bit T) float32.
 //
 // A group of blockDim.x threads (one or more warps) normalises one row; a
 // block holds blockDim.y such groups, so short rows still fill a block. Each
@@ -38,14 +39,15 @@ constexpr int RowBlockBound() {
 }
 constexpr int kMinBlockThreads = 128;  // short rows: several rows per block
 
-// Typed pointers of one launch.
-template <class T>
+// Typed pointers of one launch: x, residual, out of storage type T; weight
+// and bias of W (T, or float for 16-bit T).
+template <class T, class W>
 struct Rows {
   using C = typename CudaTypes<T>::Compute;
   const T* x;
   T* residual;
-  const T* weight;
-  const T* bias;
+  const W* weight;
+  const W* bias;
   T* out;
   int64_t rows;
   int64_t hidden;
@@ -126,19 +128,21 @@ __device__ __forceinline__ void ForBlockRows(int64_t rows, Fn&& fn) {
 
 // rmsnorm (kFusedAdd false) and fused_add_rmsnorm (true) with vLLM's
 // roundings: the fused sum is rounded to T before it feeds the variance, and
-// out = T(T(v * inv_rms) * weight).
-template <class T, int kLanes, int kCache, bool kFusedAdd>
-__global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T> a) {
+// out = T(T(v * inv_rms) * weight); with kGemma, out = T(v * inv_rms * (1 +
+// weight)), rounded once as Gemma's RMSNorm does.
+template <class T, class W, int kLanes, int kCache, bool kFusedAdd, bool kGemma>
+__global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T, W> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
+  using PW = Pack<W, kLanes>;
   __shared__ C partials[2][32];
   int turn = 0;
   WaitForPriorGrids();
   AllowDependentGrids();
   const int64_t packs = a.hidden / kLanes;
-  const auto* weight = reinterpret_cast<const P*>(a.weight);
-  P weight_cache[kCache > 0 ? kCache : 1];
+  const auto* weight = reinterpret_cast<const PW*>(a.weight);
+  PW weight_cache[kCache > 0 ? kCache : 1];
   LoadParamPacks<kCache>(weight, packs, weight_cache);
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
@@ -189,7 +193,8 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T>
         C(1) / sqrt(RowSum(sum_sq, partials, turn) / static_cast<C>(a.hidden) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-      P v, w;
+      P v;
+      PW w;
       if constexpr (kCache > 0) {
         v = cache[slot];
         w = weight_cache[slot];
@@ -199,8 +204,10 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T>
       }
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) {
-        const C normed = Types::Load(Types::Store(Types::Load(v.lane[i]) * inv_rms));
-        v.lane[i] = Types::Store(normed * Types::Load(w.lane[i]));
+        C normed = Types::Load(v.lane[i]) * inv_rms;
+        if constexpr (!kGemma) normed = Types::Load(Types::Store(normed));
+        const C scale = kGemma ? C(1) + CudaTypes<W>::Load(w.lane[i]) : CudaTypes<W>::Load(w.lane[i]);
+        v.lane[i] = Types::Store(normed * scale);
       }
       out[p] = v;
     });
@@ -208,19 +215,21 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T>
 }
 
 // Two-pass mean and variance in C, then out = (x - mean) * rstd * w + b.
-template <class T, int kLanes, int kCache>
-__global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<T> a) {
+template <class T, class W, int kLanes, int kCache>
+__global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<T, W> a) {
   using Types = CudaTypes<T>;
+  using ParamTypes = CudaTypes<W>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
+  using PW = Pack<W, kLanes>;
   __shared__ C partials[2][32];
   int turn = 0;
   WaitForPriorGrids();
   AllowDependentGrids();
   const int64_t packs = a.hidden / kLanes;
-  const auto* weight = reinterpret_cast<const P*>(a.weight);
-  const auto* bias = reinterpret_cast<const P*>(a.bias);
-  P weight_cache[kCache > 0 ? kCache : 1], bias_cache[kCache > 0 ? kCache : 1];
+  const auto* weight = reinterpret_cast<const PW*>(a.weight);
+  const auto* bias = reinterpret_cast<const PW*>(a.bias);
+  PW weight_cache[kCache > 0 ? kCache : 1], bias_cache[kCache > 0 ? kCache : 1];
   LoadParamPacks<kCache>(weight, packs, weight_cache);
   LoadParamPacks<kCache>(bias, packs, bias_cache);
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
@@ -260,7 +269,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
       P v = row_pack(slot, p);
-      P w, b;
+      PW w, b;
       if constexpr (kCache > 0) {
         w = weight_cache[slot];
         b = bias_cache[slot];
@@ -270,39 +279,58 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<
       }
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) {
-        const C scaled = (Types::Load(v.lane[i]) - mean) * rstd * Types::Load(w.lane[i]);
-        v.lane[i] = Types::Store(bias ? scaled + Types::Load(b.lane[i]) : scaled);
+        const C scaled = (Types::Load(v.lane[i]) - mean) * rstd * ParamTypes::Load(w.lane[i]);
+        v.lane[i] = Types::Store(bias ? scaled + ParamTypes::Load(b.lane[i]) : scaled);
       }
       out[p] = v;
     });
   });
 }
 
-template <class T>
-Rows<T> RowsOf(const NormArgs& args) {
+template <class T, class W>
+Rows<T, W> RowsOf(const NormArgs& args) {
   using C = typename CudaTypes<T>::Compute;
-  return Rows<T>{static_cast<const T*>(args.x),      static_cast<T*>(args.residual),
-                 static_cast<const T*>(args.weight), static_cast<const T*>(args.bias),
-                 static_cast<T*>(args.out),          args.rows,
-                 args.hidden,                        static_cast<C>(args.eps),
-                 args.x_stride,                      args.residual_stride,
-                 args.out_stride};
+  return Rows<T, W>{static_cast<const T*>(args.x),      static_cast<T*>(args.residual),
+                    static_cast<const W*>(args.weight), static_cast<const W*>(args.bias),
+                    static_cast<T*>(args.out),          args.rows,
+                    args.hidden,                        static_cast<C>(args.eps),
+                    args.x_stride,                      args.residual_stride,
+                    args.out_stride};
+}
+
+// Calls fn(TypeTag<T>{}, TypeTag<W>{}) with T the CUDA storage type of
+// args.dtype and W that of args.param_dtype: T itself, or float for 16-bit T
+// (only the pairs the entry accepts are instantiated).
+template <class Fn>
+void VisitNormTypes(const NormArgs& args, Fn&& fn) {
+  VisitCudaType(args.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (sizeof(T) == 2) {
+      if (args.param_dtype == DType::kFloat32) return fn(tag, TypeTag<float>{});
+    }
+    fn(tag, tag);
+  });
 }
 
 template <int N>
 using Int = std::integral_constant<int, N>;
 
 // Picks the pack width, the register cache depth and the launch shape for
-// the rows of `args`, then calls launch(Int<kLanes>, Int<kCache>, grid, block).
-template <class T, class Launch>
+// the rows of `args` (parameters of type W), then calls
+// launch(Int<kLanes>, Int<kCache>, grid, block).
+template <class T, class W, class Launch>
 void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch) {
   constexpr int kVectorLanes = 16 / sizeof(T);
-  // Every row start aligned: hidden and the row strides multiples of a pack.
+  // Every row start aligned: hidden and the row strides multiples of a pack,
+  // and the parameters aligned to theirs (32 bytes for float32 with 16-bit x).
   bool aligned = args.hidden % kVectorLanes == 0 && args.x_stride % kVectorLanes == 0 &&
                  args.residual_stride % kVectorLanes == 0 && args.out_stride % kVectorLanes == 0;
-  for (const void* p : {args.x, static_cast<const void*>(args.residual), args.weight, args.bias,
+  for (const void* p : {args.x, static_cast<const void*>(args.residual),
                         static_cast<const void*>(args.out)}) {
     aligned = aligned && reinterpret_cast<uintptr_t>(p) % 16 == 0;  // null passes
+  }
+  for (const void* p : {args.weight, args.bias}) {
+    aligned = aligned && reinterpret_cast<uintptr_t>(p) % (kVectorLanes * sizeof(W)) == 0;
   }
   const int64_t packs = aligned ? args.hidden / kVectorLanes : args.hidden;
   // Up to kMaxCache packs per thread, so that each thread has several 16-byte
@@ -337,12 +365,14 @@ static_assert(kMaxCache == 4, "LaunchRows' switch lists the cache depths");
 template <bool kFusedAdd>
 void LaunchRMSNorm(const NormArgs& args) {
   DeviceScope scope(args.device);
-  VisitCudaType(args.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    LaunchRows<T>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
-      LaunchDependent(scope,
-                      RMSNormKernel<T, decltype(lanes)::value, decltype(cache)::value, kFusedAdd>,
-                      grid, block, RowsOf<T>(args));
+  VisitNormTypes(args, [&](auto t_tag, auto w_tag) {
+    using T = typename decltype(t_tag)::type;
+    using W = typename decltype(w_tag)::type;
+    LaunchRows<T, W>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
+      constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
+      const auto kernel = args.gemma ? RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, true>
+                                     : RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false>;
+      LaunchDependent(scope, kernel, grid, block, RowsOf<T, W>(args));
     });
   });
   CheckLaunch();
@@ -356,11 +386,13 @@ void FusedAddRMSNorm(const NormArgs& args) { LaunchRMSNorm<true>(args); }
 
 void LayerNorm(const NormArgs& args) {
   DeviceScope scope(args.device);
-  VisitCudaType(args.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    LaunchRows<T>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
-      LaunchDependent(scope, LayerNormKernel<T, decltype(lanes)::value, decltype(cache)::value>,
-                      grid, block, RowsOf<T>(args));
+  VisitNormTypes(args, [&](auto t_tag, auto w_tag) {
+    using T = typename decltype(t_tag)::type;
+    using W = typename decltype(w_tag)::type;
+    LaunchRows<T, W>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
+      LaunchDependent(scope,
+                      LayerNormKernel<T, W, decltype(lanes)::value, decltype(cache)::value>, grid,
+                      block, RowsOf<T, W>(args));
     });
   });
   CheckLaunch();

@@ -24,6 +24,7 @@ NormArgs CheckRows(const char* op, const TensorView& x, double eps, const RowsVi
       << "hetkern." << op << ": 'eps' is " << eps << "; expected a finite number > 0";
   NormArgs args{};
   args.dtype = xv.array.dtype;
+  args.param_dtype = args.dtype;  // until CheckRowParam has seen the weight
   args.device = xv.array.device;
   args.hidden = xv.cols;
   args.rows = xv.rows;
@@ -33,10 +34,21 @@ NormArgs CheckRows(const char* op, const TensorView& x, double eps, const RowsVi
   return args;
 }
 
-// A per-column parameter (weight, bias): shape (H,), x's dtype and device.
+// Whether parameters of `param` dtype may scale x of `x` dtype: x's own, or
+// float32 for 16-bit x (mixed precision as in FlashInfer and torch; the
+// arithmetic is float32 either way).
+bool ParamDTypeFits(DType x, DType param) {
+  return param == x || (param == DType::kFloat32 && DTypeSizeOf(x) == 2);
+}
+
+// A per-column parameter (weight, bias): shape (H,), x's device, and a dtype
+// ParamDTypeFits accepts.
 ArrayArg CheckRowParam(const char* op, const char* name, const TensorView& p, const NormArgs& x) {
   const ArrayArg pa = CheckArray(op, name, p);
-  CheckSameDType(op, "x", x.dtype, name, pa.dtype);
+  HETKERN_CHECK(ParamDTypeFits(x.dtype, pa.dtype), ValueError)
+      << "hetkern." << op << ": '" << name << "' has dtype " << DTypeName(pa.dtype)
+      << "; expected " << DTypeName(x.dtype) << " like 'x'"
+      << (DTypeSizeOf(x.dtype) == 2 ? ", or float32" : "");
   CheckSameDevice(op, "x", x.device, name, pa.device);
   HETKERN_CHECK(p.ndim() == 1 && p.size(0) == x.hidden, ValueError)
       << "hetkern." << op << ": '" << name << "' must have shape (" << x.hidden
@@ -52,6 +64,48 @@ RowsView CheckOut(const char* op, const TensorView& out, const TensorView& x, co
   const RowsView ov = CheckRowsArray(op, "out", out, 1, Access::kWritten);
   CheckSameOrDisjoint(op, "out", ov, "x", xv);
   return ov;
+}
+
+// rmsnorm and gemma_rmsnorm.
+void RMSNormEntry(const char* op, bool gemma, const TensorView& out, const TensorView& x,
+                  const TensorView& weight, double eps) {
+  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
+  NormArgs args = CheckRows(op, x, eps, xv);
+  args.gemma = gemma;
+  const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
+  args.param_dtype = wa.dtype;
+  const RowsView ov = CheckOut(op, out, x, xv);
+  // Written row by row: an out sharing memory with weight would change it
+  // for the rows after the first.
+  CheckDisjoint(op, "out", FootprintOf(ov), "weight", FootprintOf(weight));
+  args.weight = wa.data;
+  args.out = ov.array.data;
+  args.out_stride = ov.row_stride;
+  if (args.rows == 0) return;
+  HETKERN_LAUNCH(args.device, RMSNorm(args));
+}
+
+// fused_add_rmsnorm and gemma_fused_add_rmsnorm.
+void FusedAddRMSNormEntry(const char* op, bool gemma, const TensorView& x,
+                          const TensorView& residual, const TensorView& weight, double eps) {
+  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kWritten);
+  NormArgs args = CheckRows(op, x, eps, xv);
+  args.gemma = gemma;
+  CheckSameLayout(op, "x", x, "residual", residual);
+  const RowsView rv = CheckRowsArray(op, "residual", residual, 1, Access::kWritten);
+  const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
+  args.param_dtype = wa.dtype;
+  const Footprint w = FootprintOf(weight);
+  CheckDisjoint(op, "residual", FootprintOf(rv), "x", FootprintOf(xv));
+  CheckDisjoint(op, "x", FootprintOf(xv), "weight", w);
+  CheckDisjoint(op, "residual", FootprintOf(rv), "weight", w);
+  args.residual = rv.array.data;
+  args.residual_stride = rv.row_stride;
+  args.weight = wa.data;
+  args.out = const_cast<void*>(args.x);
+  args.out_stride = args.x_stride;
+  if (args.rows == 0) return;
+  HETKERN_LAUNCH(args.device, FusedAddRMSNorm(args));
 }
 
 // The quant ops' `out`: float8_e4m3fn (or uint8 holding its bits) with x's
@@ -91,39 +145,19 @@ const float* CheckScale(const char* op, const TensorView& scale, const NormArgs&
 }  // namespace
 
 void rmsnorm(TensorView out, TensorView x, TensorView weight, double eps) {
-  const char* op = "rmsnorm";
-  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
-  NormArgs args = CheckRows(op, x, eps, xv);
-  const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
-  const RowsView ov = CheckOut(op, out, x, xv);
-  // Written row by row: an out sharing memory with weight would change it
-  // for the rows after the first.
-  CheckDisjoint(op, "out", FootprintOf(ov), "weight", FootprintOf(weight));
-  args.weight = wa.data;
-  args.out = ov.array.data;
-  args.out_stride = ov.row_stride;
-  if (args.rows == 0) return;
-  HETKERN_LAUNCH(args.device, RMSNorm(args));
+  RMSNormEntry("rmsnorm", false, out, x, weight, eps);
+}
+
+void gemma_rmsnorm(TensorView out, TensorView x, TensorView weight, double eps) {
+  RMSNormEntry("gemma_rmsnorm", true, out, x, weight, eps);
 }
 
 void fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight, double eps) {
-  const char* op = "fused_add_rmsnorm";
-  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kWritten);
-  NormArgs args = CheckRows(op, x, eps, xv);
-  CheckSameLayout(op, "x", x, "residual", residual);
-  const RowsView rv = CheckRowsArray(op, "residual", residual, 1, Access::kWritten);
-  const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
-  const Footprint w = FootprintOf(weight);
-  CheckDisjoint(op, "residual", FootprintOf(rv), "x", FootprintOf(xv));
-  CheckDisjoint(op, "x", FootprintOf(xv), "weight", w);
-  CheckDisjoint(op, "residual", FootprintOf(rv), "weight", w);
-  args.residual = rv.array.data;
-  args.residual_stride = rv.row_stride;
-  args.weight = wa.data;
-  args.out = const_cast<void*>(args.x);
-  args.out_stride = args.x_stride;
-  if (args.rows == 0) return;
-  HETKERN_LAUNCH(args.device, FusedAddRMSNorm(args));
+  FusedAddRMSNormEntry("fused_add_rmsnorm", false, x, residual, weight, eps);
+}
+
+void gemma_fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight, double eps) {
+  FusedAddRMSNormEntry("gemma_fused_add_rmsnorm", true, x, residual, weight, eps);
 }
 
 void layernorm(TensorView out, TensorView x, TensorView weight, tvm::ffi::Optional<TensorView> bias,
@@ -132,6 +166,7 @@ void layernorm(TensorView out, TensorView x, TensorView weight, tvm::ffi::Option
   const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
   NormArgs args = CheckRows(op, x, eps, xv);
   const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
+  args.param_dtype = wa.dtype;
   const RowsView ov = CheckOut(op, out, x, xv);
   CheckDisjoint(op, "out", FootprintOf(ov), "weight", FootprintOf(weight));
   args.weight = wa.data;
@@ -139,6 +174,9 @@ void layernorm(TensorView out, TensorView x, TensorView weight, tvm::ffi::Option
   args.out_stride = ov.row_stride;
   if (bias.has_value()) {
     const ArrayArg ba = CheckRowParam(op, "bias", *bias, args);
+    // One parameter type per launch: a float32 weight with a 16-bit bias
+    // (or the reverse) has no use worth its instantiations.
+    CheckSameDType(op, "weight", wa.dtype, "bias", ba.dtype);
     CheckDisjoint(op, "out", FootprintOf(ov), "bias", FootprintOf(*bias));
     args.bias = ba.data;
   }
@@ -151,6 +189,7 @@ void rmsnorm_quant(TensorView out, TensorView x, TensorView weight, TensorView s
   const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
   NormArgs args = CheckRows(op, x, eps, xv);
   const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
+  args.param_dtype = wa.dtype;
   const RowsView ov = CheckQuantOut(op, out, x, xv);
   const Footprint o = FootprintOf(ov);
   CheckDisjoint(op, "out", o, "weight", FootprintOf(weight));
@@ -170,6 +209,7 @@ void fused_add_rmsnorm_quant(TensorView out, TensorView x, TensorView residual, 
   CheckSameLayout(op, "x", x, "residual", residual);
   const RowsView rv = CheckRowsArray(op, "residual", residual, 1, Access::kWritten);
   const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
+  args.param_dtype = wa.dtype;
   const RowsView ov = CheckQuantOut(op, out, x, xv);
   const Footprint o = FootprintOf(ov), r = FootprintOf(rv), w = FootprintOf(weight);
   CheckDisjoint(op, "residual", r, "x", FootprintOf(xv));
@@ -192,11 +232,14 @@ void layernorm_quant(TensorView out, TensorView x, TensorView weight, TensorView
   const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
   NormArgs args = CheckRows(op, x, eps, xv);
   const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
+  args.param_dtype = wa.dtype;
   const RowsView ov = CheckQuantOut(op, out, x, xv);
   const Footprint o = FootprintOf(ov);
   CheckDisjoint(op, "out", o, "weight", FootprintOf(weight));
   if (bias.has_value()) {
-    args.bias = CheckRowParam(op, "bias", *bias, args).data;
+    const ArrayArg ba = CheckRowParam(op, "bias", *bias, args);
+    CheckSameDType(op, "weight", wa.dtype, "bias", ba.dtype);
+    args.bias = ba.data;
     CheckDisjoint(op, "out", o, "bias", FootprintOf(*bias));
   }
   args.scale = CheckScale(op, scale, args, {{"out", o}});
@@ -209,9 +252,11 @@ void layernorm_quant(TensorView out, TensorView x, TensorView weight, TensorView
 
 }  // namespace hetkern
 
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, hetkern::rmsnorm);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(fused_add_rmsnorm, hetkern::fused_add_rmsnorm);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(gemma_rmsnorm, hetkern::gemma_rmsnorm);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(gemma_fused_add_rmsnorm, hetkern::gemma_fused_add_rmsnorm);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(layernorm, hetkern::layernorm);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm_quant, hetkern::rmsnorm_quant);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(fused_add_rmsnorm_quant, hetkern::fused_add_rmsnorm_quant);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(layernorm_quant, hetkern::layernorm_quant);
-TVM_FFI_DLL_EXPORT_TYPED_FUNC(rmsnorm, hetkern::rmsnorm);
-TVM_FFI_DLL_EXPORT_TYPED_FUNC(fused_add_rmsnorm, hetkern::fused_add_rmsnorm);
-TVM_FFI_DLL_EXPORT_TYPED_FUNC(layernorm, hetkern::layernorm);
