@@ -41,8 +41,9 @@ HETKERN_HOST_DEVICE inline uint8_t F32ToE4M3Bits(float f) {
   if (bits >= kE4M3NanThreshold) {
     result = 0x7f;
   } else if (bits < kE4M3MinNormal) {
+    const uint32_t magic_bits = kE4M3DenormMagic;  // a local: device code takes no host address
     float magic, a;
-    memcpy(&magic, &kE4M3DenormMagic, sizeof(magic));
+    memcpy(&magic, &magic_bits, sizeof(magic));
     memcpy(&a, &bits, sizeof(a));
     const float sum = a + magic;
     uint32_t sum_bits;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "src/core/fp8.h"
 #include "src/core/kernels.h"
 #include "src/cuda/elementwise.cuh"  // Pack
 
@@ -39,16 +40,19 @@ constexpr int RowBlockBound() {
 }
 constexpr int kMinBlockThreads = 128;  // short rows: several rows per block
 
-// Typed pointers of one launch: x, residual, out of storage type T; weight
-// and bias of W (T, or float for 16-bit T).
-template <class T, class W>
+// Typed pointers of one launch: x, residual of storage type T; weight and
+// bias of W (T, or float for 16-bit T); out of O: T, or uint8_t (the quant
+// ops' float8_e4m3fn bits of clamp(y / *scale), y unrounded in C).
+template <class T, class W, class O = T>
 struct Rows {
   using C = typename CudaTypes<T>::Compute;
+  static constexpr bool kQuant = std::is_same_v<O, uint8_t>;
   const T* x;
   T* residual;
   const W* weight;
   const W* bias;
-  T* out;
+  O* out;
+  const float* scale;  // kQuant only
   int64_t rows;
   int64_t hidden;
   C eps;
@@ -56,6 +60,26 @@ struct Rows {
   int64_t residual_stride;
   int64_t out_stride;
 };
+
+// The quant ops' output: e4m3fn(clamp(y / scale, -448, 448)), NaN kept
+// (comparisons with NaN are false); float64 y reaches e4m3 through float32,
+// as torch converts float64.
+template <class C>
+__device__ __forceinline__ uint8_t QuantizeE4M3(C y, C scale) {
+  C v = y / scale;
+  v = v > C(kE4M3Max) ? C(kE4M3Max) : v < -C(kE4M3Max) ? -C(kE4M3Max) : v;
+  return F32ToE4M3Bits(static_cast<float>(v));
+}
+
+// Stores y to an output lane: rounded to T, or quantised (quant ops).
+template <class O, class C>
+__device__ __forceinline__ O StoreOutput(C y, C scale) {
+  if constexpr (std::is_same_v<O, uint8_t>) {
+    return QuantizeE4M3(y, scale);
+  } else {
+    return CudaTypes<O>::Store(y);
+  }
+}
 
 template <class C>
 __device__ __forceinline__ C WarpSum(C v) {
@@ -129,17 +153,23 @@ __device__ __forceinline__ void ForBlockRows(int64_t rows, Fn&& fn) {
 // rmsnorm (kFusedAdd false) and fused_add_rmsnorm (true) with vLLM's
 // roundings: the fused sum is rounded to T before it feeds the variance, and
 // out = T(T(v * inv_rms) * weight); with kGemma, out = T(v * inv_rms * (1 +
-// weight)), rounded once as Gemma's RMSNorm does.
-template <class T, class W, int kLanes, int kCache, bool kFusedAdd, bool kGemma>
-__global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T, W> a) {
+// weight)), rounded once as Gemma's RMSNorm does. With O = uint8_t, the
+// quant ops as FlashInfer's: y = v * inv_rms * weight unrounded, and the
+// fused sum unrounded in the variance and y (residual still gets T(sum), in
+// the second pass, since x is read there again).
+template <class T, class W, int kLanes, int kCache, bool kFusedAdd, bool kGemma, class O>
+__global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
   using PW = Pack<W, kLanes>;
+  using PO = Pack<O, kLanes>;
+  constexpr bool kQuant = Rows<T, W, O>::kQuant;
   __shared__ C partials[2][32];
   int turn = 0;
   WaitForPriorGrids();
   AllowDependentGrids();
+  const C out_scale = kQuant ? static_cast<C>(*a.scale) : C(1);
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const PW*>(a.weight);
   PW weight_cache[kCache > 0 ? kCache : 1];
@@ -147,85 +177,112 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T,
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
     auto* residual = reinterpret_cast<P*>(a.residual + row * a.residual_stride);
-    auto* out = reinterpret_cast<P*>(a.out + row * a.out_stride);
+    auto* out = reinterpret_cast<PO*>(a.out + row * a.out_stride);
     P cache[kCache > 0 ? kCache : 1];
     P residual_cache[kCache > 0 && kFusedAdd ? kCache : 1];
-    C sum_sq = 0;
-    if (active) {
-      // All loads first: the compiler may not move a load of x above a
-      // store to residual (they may alias), so loading slot by slot between
-      // the stores would chain one memory latency per slot.
-      if constexpr (kCache > 0) {
+    // All loads first: the compiler may not move a load of x above a store
+    // to residual (they may alias), so loading slot by slot between the
+    // stores would chain one memory latency per slot.
+    if constexpr (kCache > 0) {
+      if (active) {
         ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
           cache[slot] = x[p];
           if constexpr (kFusedAdd) residual_cache[slot] = residual[p];
         });
       }
+    }
+    // This thread's pack p of x (for the plain fused op in the second pass,
+    // of the rounded sum the first pass stored) and of residual.
+    const auto row_pack = [&](int slot, int64_t p) {
+      if constexpr (kCache > 0) {
+        return cache[slot];
+      } else {
+        return kFusedAdd && !kQuant ? residual[p] : x[p];
+      }
+    };
+    const auto residual_pack = [&](int slot, int64_t p) {
+      if constexpr (kCache > 0 && kFusedAdd) {
+        return residual_cache[slot];
+      } else {
+        return residual[p];
+      }
+    };
+    C sum_sq = 0;
+    if (active) {
       ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-        P v;
-        if constexpr (kCache > 0) {
-          v = cache[slot];
-        } else {
-          v = x[p];
-        }
+        P v = row_pack(slot, p);
+        C value[kLanes];  // x, or the fused sum
+#pragma unroll
+        for (int i = 0; i < kLanes; ++i) value[i] = Types::Load(v.lane[i]);
         if constexpr (kFusedAdd) {
-          P r;
-          if constexpr (kCache > 0) {
-            r = residual_cache[slot];
-          } else {
-            r = residual[p];
-          }
+          const P r = residual_pack(slot, p);
 #pragma unroll
-          for (int i = 0; i < kLanes; ++i) {
-            v.lane[i] = Types::Store(Types::Load(v.lane[i]) + Types::Load(r.lane[i]));
+          for (int i = 0; i < kLanes; ++i) value[i] += Types::Load(r.lane[i]);
+          if constexpr (!kQuant) {  // vLLM: the sum rounded to T feeds the variance
+#pragma unroll
+            for (int i = 0; i < kLanes; ++i) {
+              v.lane[i] = Types::Store(value[i]);
+              value[i] = Types::Load(v.lane[i]);
+            }
+            residual[p] = v;
+            if constexpr (kCache > 0) cache[slot] = v;
           }
-          residual[p] = v;
         }
 #pragma unroll
-        for (int i = 0; i < kLanes; ++i) {
-          const C f = Types::Load(v.lane[i]);
-          sum_sq += f * f;
-        }
-        if constexpr (kCache > 0) cache[slot] = v;
+        for (int i = 0; i < kLanes; ++i) sum_sq += value[i] * value[i];
       });
     }
     const C inv_rms =
         C(1) / sqrt(RowSum(sum_sq, partials, turn) / static_cast<C>(a.hidden) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-      P v;
+      const P v = row_pack(slot, p);
       PW w;
       if constexpr (kCache > 0) {
-        v = cache[slot];
         w = weight_cache[slot];
       } else {
-        v = kFusedAdd ? residual[p] : x[p];
         w = weight[p];
       }
+      C value[kLanes];  // the normalised input: x, or the fused sum
+#pragma unroll
+      for (int i = 0; i < kLanes; ++i) value[i] = Types::Load(v.lane[i]);
+      if constexpr (kFusedAdd && kQuant) {  // x is read again: the sum redone, then stored
+        const P r = residual_pack(slot, p);
+        P rounded;
+#pragma unroll
+        for (int i = 0; i < kLanes; ++i) {
+          value[i] += Types::Load(r.lane[i]);
+          rounded.lane[i] = Types::Store(value[i]);
+        }
+        residual[p] = rounded;
+      }
+      PO o;
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) {
-        C normed = Types::Load(v.lane[i]) * inv_rms;
-        if constexpr (!kGemma) normed = Types::Load(Types::Store(normed));
+        C normed = value[i] * inv_rms;
+        if constexpr (!kGemma && !kQuant) normed = Types::Load(Types::Store(normed));
         const C scale = kGemma ? C(1) + CudaTypes<W>::Load(w.lane[i]) : CudaTypes<W>::Load(w.lane[i]);
-        v.lane[i] = Types::Store(normed * scale);
+        o.lane[i] = StoreOutput<O>(normed * scale, out_scale);
       }
-      out[p] = v;
+      out[p] = o;
     });
   });
 }
 
 // Two-pass mean and variance in C, then out = (x - mean) * rstd * w + b.
-template <class T, class W, int kLanes, int kCache>
-__global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<T, W> a) {
+template <class T, class W, int kLanes, int kCache, class O>
+__global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using ParamTypes = CudaTypes<W>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
   using PW = Pack<W, kLanes>;
+  using PO = Pack<O, kLanes>;
   __shared__ C partials[2][32];
   int turn = 0;
   WaitForPriorGrids();
   AllowDependentGrids();
+  const C out_scale = Rows<T, W, O>::kQuant ? static_cast<C>(*a.scale) : C(1);
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const PW*>(a.weight);
   const auto* bias = reinterpret_cast<const PW*>(a.bias);
@@ -234,7 +291,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<
   LoadParamPacks<kCache>(bias, packs, bias_cache);
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
-    auto* out = reinterpret_cast<P*>(a.out + row * a.out_stride);
+    auto* out = reinterpret_cast<PO*>(a.out + row * a.out_stride);
     P cache[kCache > 0 ? kCache : 1];
     C sum = 0;
     if (active) {
@@ -268,7 +325,8 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<
         C(1) / sqrt(RowSum(sum_sq_dev, partials, turn) / static_cast<C>(a.hidden) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-      P v = row_pack(slot, p);
+      const P v = row_pack(slot, p);
+      PO o;
       PW w, b;
       if constexpr (kCache > 0) {
         w = weight_cache[slot];
@@ -280,22 +338,30 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) {
         const C scaled = (Types::Load(v.lane[i]) - mean) * rstd * ParamTypes::Load(w.lane[i]);
-        v.lane[i] = Types::Store(bias ? scaled + ParamTypes::Load(b.lane[i]) : scaled);
+        o.lane[i] = StoreOutput<O>(bias ? scaled + ParamTypes::Load(b.lane[i]) : scaled, out_scale);
       }
-      out[p] = v;
+      out[p] = o;
     });
   });
 }
 
-template <class T, class W>
-Rows<T, W> RowsOf(const NormArgs& args) {
+template <class T, class W, class O>
+Rows<T, W, O> RowsOf(const NormArgs& args) {
   using C = typename CudaTypes<T>::Compute;
-  return Rows<T, W>{static_cast<const T*>(args.x),      static_cast<T*>(args.residual),
-                    static_cast<const W*>(args.weight), static_cast<const W*>(args.bias),
-                    static_cast<T*>(args.out),          args.rows,
-                    args.hidden,                        static_cast<C>(args.eps),
-                    args.x_stride,                      args.residual_stride,
-                    args.out_stride};
+  return Rows<T, W, O>{static_cast<const T*>(args.x),      static_cast<T*>(args.residual),
+                       static_cast<const W*>(args.weight), static_cast<const W*>(args.bias),
+                       static_cast<O*>(args.out),          args.scale,
+                       args.rows,                          args.hidden,
+                       static_cast<C>(args.eps),           args.x_stride,
+                       args.residual_stride,               args.out_stride};
+}
+
+// Calls fn(TypeTag<O>{}) with O the output type: uint8_t (float8_e4m3fn
+// bits) for the quant ops, else T.
+template <class T, class Fn>
+void VisitOutputType(const NormArgs& args, Fn&& fn) {
+  if (args.scale != nullptr) return fn(TypeTag<uint8_t>{});
+  fn(TypeTag<T>{});
 }
 
 // Calls fn(TypeTag<T>{}, TypeTag<W>{}) with T the CUDA storage type of
@@ -325,10 +391,12 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch)
   // and the parameters aligned to theirs (32 bytes for float32 with 16-bit x).
   bool aligned = args.hidden % kVectorLanes == 0 && args.x_stride % kVectorLanes == 0 &&
                  args.residual_stride % kVectorLanes == 0 && args.out_stride % kVectorLanes == 0;
-  for (const void* p : {args.x, static_cast<const void*>(args.residual),
-                        static_cast<const void*>(args.out)}) {
+  for (const void* p : {args.x, static_cast<const void*>(args.residual)}) {
     aligned = aligned && reinterpret_cast<uintptr_t>(p) % 16 == 0;  // null passes
   }
+  // A pack of fp8 output (the quant ops) is kVectorLanes bytes.
+  const size_t out_size = args.scale != nullptr ? 1 : sizeof(T);
+  aligned = aligned && reinterpret_cast<uintptr_t>(args.out) % (kVectorLanes * out_size) == 0;
   for (const void* p : {args.weight, args.bias}) {
     aligned = aligned && reinterpret_cast<uintptr_t>(p) % (kVectorLanes * sizeof(W)) == 0;
   }
@@ -370,9 +438,14 @@ void LaunchRMSNorm(const NormArgs& args) {
     using W = typename decltype(w_tag)::type;
     LaunchRows<T, W>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
       constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
-      const auto kernel = args.gemma ? RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, true>
-                                     : RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false>;
-      LaunchDependent(scope, kernel, grid, block, RowsOf<T, W>(args));
+      if (args.scale != nullptr) {  // the quant ops (never in Gemma's style)
+        LaunchDependent(scope, RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, uint8_t>,
+                        grid, block, RowsOf<T, W, uint8_t>(args));
+        return;
+      }
+      const auto kernel = args.gemma ? RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, true, T>
+                                     : RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, T>;
+      LaunchDependent(scope, kernel, grid, block, RowsOf<T, W, T>(args));
     });
   });
   CheckLaunch();
@@ -389,10 +462,13 @@ void LayerNorm(const NormArgs& args) {
   VisitNormTypes(args, [&](auto t_tag, auto w_tag) {
     using T = typename decltype(t_tag)::type;
     using W = typename decltype(w_tag)::type;
-    LaunchRows<T, W>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
-      LaunchDependent(scope,
-                      LayerNormKernel<T, W, decltype(lanes)::value, decltype(cache)::value>, grid,
-                      block, RowsOf<T, W>(args));
+    VisitOutputType<T>(args, [&](auto o_tag) {
+      using O = typename decltype(o_tag)::type;
+      LaunchRows<T, W>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
+        LaunchDependent(scope,
+                        LayerNormKernel<T, W, decltype(lanes)::value, decltype(cache)::value, O>,
+                        grid, block, RowsOf<T, W, O>(args));
+      });
     });
   });
   CheckLaunch();
