@@ -24,7 +24,7 @@ requires_cuda = pytest.mark.skipif(
 )
 
 DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
-_INT_VIEW = {2: torch.int16, 4: torch.int32, 8: torch.int64}
+_INT_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
 @pytest.fixture(params=CPU_TARGETS)

@@ -199,6 +199,56 @@ def rms_reference(x, w, eps):
     return (normed.double() * w.double()).to(x.dtype)
 
 
+# ---- fp8-quantising norms (docs/norm.md): out = e4m3(clamp(y / scale)) ----
+FP8 = torch.float8_e4m3fn
+# Not a power of two, so that y / scale rounds; y up to ~8 then saturates.
+QUANT_SCALE = 0.0173
+
+
+def quantize_e4m3(v: torch.Tensor) -> torch.Tensor:
+    """torch's e4m3fn of clamp(v): float64 through float32, as the library does."""
+    return v.clamp(-448, 448).float().to(FP8)
+
+
+def rms_quant_reference(x, w, scale, eps, residual=None):
+    """FlashInfer's rmsnorm_quant in float64: y = v * rsqrt(mean(v^2) + eps) * w,
+    v = x (+ residual), nothing rounded before the quantisation."""
+    v = x.double() if residual is None else x.double() + residual.double()
+    y = v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + eps) * w.double()
+    return quantize_e4m3(y / scale.double())
+
+
+def layernorm_quant_reference(x, w, b, scale, eps):
+    y = torch.nn.functional.layer_norm(x.double(), x.shape[-1:], w.double(),
+                                       None if b is None else b.double(), eps)
+    return quantize_e4m3(y / scale.double())
+
+
+def quant_inputs(*arrays):
+    """make_inputs of a quant norm: the arrays named ('x', 'w', ...) and scale last."""
+    def make(shape, dtype, device, gen):
+        made = [weights(shape, dtype, device, gen) if a in ("w", "b") else randn(shape, dtype, device, gen, 2)
+                for a in arrays]
+        return made + [torch.tensor([QUANT_SCALE], device=device)]
+    return make
+
+
+def quant_out(inputs, **_):
+    return torch.empty(inputs[0].shape, dtype=FP8, device=inputs[0].device)
+
+
+def _quant_call(fn, inputs, out, *rest):
+    out = quant_out(inputs) if out is None else out
+    return fn(out, *inputs, *rest)
+
+
+# Within one e4m3 step of the float64 reference: y in float32 differs from it
+# by a few ulps, which moves the rounding where y / scale lies at an e4m3
+# midpoint. test_norm_quant.py checks the bits exactly away from midpoints.
+def quant_tolerance(dtype):
+    return Tolerance(atol=2.0**-9, rtol=2.0**-3)
+
+
 OPS: list[OpInfo] = [
     OpInfo(
         name="scale",
@@ -275,6 +325,35 @@ OPS: list[OpInfo] = [
         tolerance=lambda dtype: Tolerance(
             atol=1e-12 if dtype == F64 else 2e-5,
             rtol=storage_tolerance(ulps_16bit=4, f32=2e-5)(dtype).rtol),
+        property_values=False,
+    ),
+    OpInfo(
+        name="rmsnorm_quant",
+        make_inputs=quant_inputs("x", "w"),
+        call=lambda inputs, out, **kw: _quant_call(hetkern.rmsnorm_quant, inputs, out, 1e-6),
+        reference=lambda inputs, **kw: rms_quant_reference(inputs[0], inputs[1], inputs[2], 1e-6),
+        shapes=ROW_SHAPES, out_like=quant_out, inplace=False, tolerance=quant_tolerance,
+        property_values=False,
+    ),
+    OpInfo(
+        name="fused_add_rmsnorm_quant",
+        make_inputs=quant_inputs("x", "r", "w"),
+        # Returns (out, residual): residual = x + residual rounded once, as torch adds.
+        call=lambda inputs, out, **kw: _quant_call(hetkern.fused_add_rmsnorm_quant, inputs, out, 1e-6),
+        reference=lambda inputs, **kw: (
+            rms_quant_reference(inputs[0], inputs[2], inputs[3], 1e-6, residual=inputs[1]),
+            inputs[0] + inputs[1]),
+        shapes=ROW_SHAPES, out_like=quant_out, inplace=False, tolerance=quant_tolerance,
+        property_values=False,
+    ),
+    OpInfo(
+        name="layernorm_quant",
+        make_inputs=quant_inputs("x", "w", "b"),
+        call=lambda inputs, out, **kw: _quant_call(
+            hetkern.layernorm_quant, inputs[:2] + inputs[3:], out, inputs[2], 1e-5),
+        reference=lambda inputs, **kw: layernorm_quant_reference(
+            inputs[0], inputs[1], inputs[2], inputs[3], 1e-5),
+        shapes=ROW_SHAPES, out_like=quant_out, inplace=False, tolerance=quant_tolerance,
         property_values=False,
     ),
     # ---- elementwise binary (docs/elementwise.md): bit-exact vs torch ----

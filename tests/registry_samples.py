@@ -35,6 +35,10 @@ def _array(name: str, dtype, device, gen):
         return randn(ROWS, HEAD)
     if name in ("weight", "bias"):
         return randn(HIDDEN)
+    if name == "scale":  # the quant norms': one float32
+        return torch.tensor([0.25], device=device)
+    if name == "out":  # the quant norms' written output: float8_e4m3fn bits as uint8,
+        return torch.zeros(ROWS, HIDDEN, dtype=torch.uint8, device=device)  # which NumPy holds too
     return randn(ROWS, HIDDEN)
 
 

@@ -311,7 +311,8 @@ def call_checked(op: Op, out, values: tuple):
         with tvm_ffi.use_raw_stream(tvm_ffi.device("cuda", device), stream):
             _EXPORTS[op.name](*args)
     if op.in_place:
-        return tuple(values[names.index(n)] for n in op.written)
+        written = tuple(values[names.index(n)] for n in op.written)
+        return written[0] if len(written) == 1 else written  # as the fast path
     return out
 
 

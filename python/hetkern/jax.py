@@ -200,7 +200,8 @@ def _invoke(op: Op, checked: dict):
         outs = jax.ffi.ffi_call(name, results, input_output_aliases=aliases,
                                 vmap_method="sequential")(*operands, **attr_values)
         updated = dict(zip(written, outs))
-        return tuple(updated.get(n) for n in op.written)
+        result = tuple(updated.get(n) for n in op.written)
+        return result[0] if len(result) == 1 else result  # the one array an op writes
     lead = checked[op.arrays[0].name]
     dtype = jnp.dtype(checked[op.dtype_arg]) if op.dtype_arg else lead.dtype
     result = jax.ShapeDtypeStruct(result_shape(op, lead.shape, checked), dtype)
