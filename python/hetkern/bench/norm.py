@@ -1,6 +1,11 @@
 """rmsnorm, fused_add_rmsnorm (in place, vLLM semantics) and layernorm over
-tokens x hidden LLM shapes. Bytes: x read and out written (the fused op: x
-and residual read and written); weight and bias are not counted."""
+tokens x hidden LLM shapes, and their fp8-quantising forms (*_quant: out is
+float8_e4m3fn, one byte an element; torch's peer is the eager
+``(norm(x) / scale).clamp(-448, 448).to(torch.float8_e4m3fn)``; FlashInfer's
+quant norms are not in the peer library, libfi_peer.so). Bytes: x read and
+out written (the fused op: x and residual read and written; the fused quant
+op: x read, residual read and written, out written); weight, bias and scale
+are not counted."""
 
 from __future__ import annotations
 
@@ -31,11 +36,38 @@ def _ln(x, w, r):
     return F.layer_norm(x, (x.shape[-1],), w, w, 1e-5)
 
 
-# op -> (hetkern(x, w, r, out), torch eager (x, w, r), arrays moved in units of x)
+_SCALE = {}  # device -> the quant ops' float32 scale
+
+
+def _scale(device):
+    if device not in _SCALE:
+        _SCALE[device] = torch.tensor([0.05], device=device)
+    return _SCALE[device]
+
+
+def _quantize(y):
+    return (y / _scale(y.device.type)).clamp(-448, 448).to(torch.float8_e4m3fn)
+
+
+def _fused_quant(x, w, r):
+    r.add_(x)
+    return _quantize(F.rms_norm(r, (x.shape[-1],), w, 1e-6))
+
+
+# op -> (hetkern(x, w, r, out), torch eager (x, w, r), bytes moved per element
+# of x given its element size, whether out is float8_e4m3fn)
 OPS = {
-    "rmsnorm": (lambda x, w, r, out: hetkern.rmsnorm(x, w, 1e-6, out=out), _rms, 2),
-    "fused_add_rmsnorm": (lambda x, w, r, out: hetkern.fused_add_rmsnorm(x, r, w, 1e-6), _fused, 4),
-    "layernorm": (lambda x, w, r, out: hetkern.layernorm(x, w, w, 1e-5, out=out), _ln, 2),
+    "rmsnorm": (lambda x, w, r, out: hetkern.rmsnorm(x, w, 1e-6, out=out), _rms, lambda e: 2 * e, False),
+    "fused_add_rmsnorm": (lambda x, w, r, out: hetkern.fused_add_rmsnorm(x, r, w, 1e-6), _fused,
+                          lambda e: 4 * e, False),
+    "layernorm": (lambda x, w, r, out: hetkern.layernorm(x, w, w, 1e-5, out=out), _ln, lambda e: 2 * e, False),
+    "rmsnorm_quant": (lambda x, w, r, out: hetkern.rmsnorm_quant(out, x, w, _scale(x.device.type), 1e-6),
+                      lambda x, w, r: _quantize(_rms(x, w, r)), lambda e: e + 1, True),
+    "fused_add_rmsnorm_quant": (
+        lambda x, w, r, out: hetkern.fused_add_rmsnorm_quant(out, x, r, w, _scale(x.device.type), 1e-6),
+        _fused_quant, lambda e: 3 * e + 1, True),
+    "layernorm_quant": (lambda x, w, r, out: hetkern.layernorm_quant(out, x, w, _scale(x.device.type), w, 1e-5),
+                        lambda x, w, r: _quantize(_ln(x, w, r)), lambda e: e + 1, True),
 }
 
 
@@ -60,19 +92,19 @@ def _gpu_peers(op, x, w, r, out) -> dict:
 
 
 def _norm(op, tokens, hidden, dtype, device):
-    ours, theirs, _ = OPS[op]
+    ours, theirs, _, quant = OPS[op]
     x = randn((tokens, hidden), dtype, device, seed=1)
     r = randn((tokens, hidden), dtype, device, seed=2)
     w = randn(hidden, dtype, device, seed=3)
-    out = torch.empty_like(x)
+    out = torch.empty_like(x, dtype=torch.float8_e4m3fn if quant else x.dtype)
     return {"hetkern": lambda: ours(x, w, r, out), "torch": lambda: theirs(x, w, r),
             "compile": (theirs, (x, w, r)),
-            **(_gpu_peers(op, x, w, r, out) if device == "cuda" else {})}
+            **(_gpu_peers(op, x, w, r, out) if device == "cuda" and not quant else {})}
 
 
 def cases(device: str, dtypes: list[str], max_elems: int, quick: bool) -> list[Case]:
-    return [Case(FAMILY, op, dtype, (tokens, hidden), moved * tokens * hidden * element_size(dtype),
+    return [Case(FAMILY, op, dtype, (tokens, hidden), moved(element_size(dtype)) * tokens * hidden,
                  partial(_norm, op, tokens, hidden, dtype), rows=True)
-            for op, (_, _, moved) in OPS.items()
+            for op, (_, _, moved, _) in OPS.items()
             for dtype in dtypes
             for tokens, hidden in llm_shapes(max_elems, quick)]
