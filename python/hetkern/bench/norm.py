@@ -1,6 +1,9 @@
-"""rmsnorm, fused_add_rmsnorm (in place, vLLM semantics) and layernorm over
-tokens x hidden LLM shapes. Bytes: x read and out written (the fused op: x
-and residual read and written); weight and bias are not counted."""
+"""rmsnorm, fused_add_rmsnorm (in place, vLLM semantics), their Gemma
+variants (scale by 1 + weight) and layernorm over tokens x hidden LLM shapes.
+Bytes: x read and out written (the fused ops: x and residual read and
+written); weight and bias are not counted. Peers: Liger for all (Gemma:
+offset=1.0, casting_mode="gemma"); FlashInfer for rmsnorm, fused_add_rmsnorm
+and layernorm only (libfi_peer.so does not wrap FlashInfer's gemma_rmsnorm)."""
 
 from __future__ import annotations
 
@@ -27,6 +30,18 @@ def _fused(x, w, r):
     x.copy_(F.rms_norm(r, (x.shape[-1],), w, 1e-6))
 
 
+def _gemma(x, w, r):
+    # vLLM's GemmaRMSNorm.forward_static (torch has no Gemma norm).
+    v = x.float()
+    v = v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + 1e-6)
+    return (v * (1.0 + w.float())).to(x.dtype)
+
+
+def _gemma_fused(x, w, r):
+    r.add_(x)
+    x.copy_(_gemma(r, w, None))
+
+
 def _ln(x, w, r):
     return F.layer_norm(x, (x.shape[-1],), w, w, 1e-5)
 
@@ -35,6 +50,9 @@ def _ln(x, w, r):
 OPS = {
     "rmsnorm": (lambda x, w, r, out: hetkern.rmsnorm(x, w, 1e-6, out=out), _rms, 2),
     "fused_add_rmsnorm": (lambda x, w, r, out: hetkern.fused_add_rmsnorm(x, r, w, 1e-6), _fused, 4),
+    "gemma_rmsnorm": (lambda x, w, r, out: hetkern.gemma_rmsnorm(x, w, 1e-6, out=out), _gemma, 2),
+    "gemma_fused_add_rmsnorm": (lambda x, w, r, out: hetkern.gemma_fused_add_rmsnorm(x, r, w, 1e-6),
+                                _gemma_fused, 4),
     "layernorm": (lambda x, w, r, out: hetkern.layernorm(x, w, w, 1e-5, out=out), _ln, 2),
 }
 
@@ -48,9 +66,12 @@ def _gpu_peers(op, x, w, r, out) -> dict:
         found["liger"] = {
             "rmsnorm": lambda: liger.liger_rms_norm(x, w, 1e-6),
             "fused_add_rmsnorm": lambda: liger.liger_fused_add_rms_norm(x, r, w, 1e-6),
+            "gemma_rmsnorm": lambda: liger.liger_rms_norm(x, w, 1e-6, offset=1.0, casting_mode="gemma"),
+            "gemma_fused_add_rmsnorm": lambda: liger.liger_fused_add_rms_norm(
+                x, r, w, 1e-6, offset=1.0, casting_mode="gemma"),
             "layernorm": lambda: liger.liger_layer_norm(x, w, w, 1e-5),
         }[op]
-    if fi is not None and x.dtype == torch.bfloat16:
+    if fi is not None and x.dtype == torch.bfloat16 and not op.startswith("gemma"):
         found["flashinfer"] = {
             "rmsnorm": lambda: fi.rmsnorm(x, w, 1e-6, out),
             "fused_add_rmsnorm": lambda: fi.fused_add_rmsnorm(x, r, w, 1e-6),
