@@ -206,7 +206,8 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T,
       for (int i = 0; i < kLanes; ++i) {
         C normed = Types::Load(v.lane[i]) * inv_rms;
         if constexpr (!kGemma) normed = Types::Load(Types::Store(normed));
-        const C scale = kGemma ? C(1) + CudaTypes<W>::Load(w.lane[i]) : CudaTypes<W>::Load(w.lane[i]);
+        const C weight_value = CudaTypes<W>::Load(w.lane[i]);
+        const C scale = kGemma ? C(1) + weight_value : weight_value;
         v.lane[i] = Types::Store(normed * scale);
       }
       out[p] = v;
