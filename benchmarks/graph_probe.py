@@ -20,6 +20,8 @@ from hetkern.bench import activation, harness, norm, rope, softmax
 CASES = {
     "rmsnorm": [(t, h) for h in (2048, 4096, 8192) for t in (1, 8, 32, 128)] + [(16384, 8192)],
     "fused_add_rmsnorm": [(t, 4096) for t in (1, 8, 32, 128)] + [(16384, 8192)],
+    "gemma_rmsnorm": [(t, 4096) for t in (1, 8, 32, 128)] + [(16384, 8192)],
+    "gemma_fused_add_rmsnorm": [(t, 4096) for t in (1, 8, 32, 128)] + [(16384, 8192)],
     "layernorm": [(t, 4096) for t in (1, 8, 32, 128)] + [(4096, 4096)],
     "silu_and_mul": [(t, 4096) for t in (1, 8, 32, 128)] + [(t, 14336) for t in (1, 128)] + [(16384, 8192)],
     "gelu_and_mul": [(t, 4096) for t in (1, 32, 128)],

@@ -199,6 +199,14 @@ def rms_reference(x, w, eps):
     return (normed.double() * w.double()).to(x.dtype)
 
 
+def gemma_rms_reference(x, w, eps):
+    """vLLM's GemmaRMSNorm: normalise in float64 here, multiply by 1 + w
+    (computed in x's compute type, as vLLM's 1.0 + weight.float()), round once."""
+    x64 = x.double()
+    scale = 1 + w.to(torch.float64 if x.dtype == F64 else torch.float32)
+    return (x64 * torch.rsqrt(x64.pow(2).mean(-1, keepdim=True) + eps) * scale.double()).to(x.dtype)
+
+
 # ---- fp8-quantising norms (docs/norm.md): out = e4m3(clamp(y / scale)) ----
 FP8 = torch.float8_e4m3fn
 # Not a power of two, so that y / scale rounds; y up to ~8 then saturates.
@@ -307,6 +315,26 @@ OPS: list[OpInfo] = [
         call=lambda inputs, out, **kw: hetkern.fused_add_rmsnorm(inputs[0], inputs[1], inputs[2], 1e-6),
         reference=lambda inputs, **kw: (
             rms_reference((inputs[0] + inputs[1]), inputs[2], 1e-6), inputs[0] + inputs[1]),
+        shapes=ROW_SHAPES, inplace=False, tolerance=storage_tolerance(ulps_16bit=4, f32=2e-5),
+        property_values=False,
+    ),
+    OpInfo(
+        name="gemma_rmsnorm",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen, 2),
+                                                        weights(shape, dtype, device, gen)],
+        call=lambda inputs, out, **kw: hetkern.gemma_rmsnorm(inputs[0], inputs[1], 1e-6, out=out),
+        reference=lambda inputs, **kw: gemma_rms_reference(inputs[0], inputs[1], 1e-6),
+        shapes=ROW_SHAPES, tolerance=storage_tolerance(ulps_16bit=4, f32=2e-5),
+        property_values=False,
+    ),
+    OpInfo(
+        name="gemma_fused_add_rmsnorm",
+        make_inputs=lambda shape, dtype, device, gen: [randn(shape, dtype, device, gen, 2),
+                                                        randn(shape, dtype, device, gen, 2),
+                                                        weights(shape, dtype, device, gen)],
+        call=lambda inputs, out, **kw: hetkern.gemma_fused_add_rmsnorm(inputs[0], inputs[1], inputs[2], 1e-6),
+        reference=lambda inputs, **kw: (
+            gemma_rms_reference((inputs[0] + inputs[1]), inputs[2], 1e-6), inputs[0] + inputs[1]),
         shapes=ROW_SHAPES, inplace=False, tolerance=storage_tolerance(ulps_16bit=4, f32=2e-5),
         property_values=False,
     ),

@@ -48,13 +48,19 @@ def _static(arg):
     return {NUMBER: 0.5, INT: HEAD, BOOL: True, STR: "none", AXIS: -1, DTYPE: torch.float32}[arg.kind]
 
 
-def sample_args(op: Op, dtype=torch.float32, device="cpu", seed=0) -> dict:
-    """name -> value for every argument of `op` (arrays as torch tensors)."""
+# The per-column parameters of the norms, which may have their own dtype.
+PARAMS = ("weight", "bias")
+
+
+def sample_args(op: Op, dtype=torch.float32, device="cpu", seed=0, param_dtype=None) -> dict:
+    """name -> value for every argument of `op` (arrays as torch tensors);
+    the PARAMS in `param_dtype` when given (float32 with 16-bit x)."""
     gen = torch.Generator().manual_seed(seed)
     values = {}
     for a in op.args:
         if a.kind in (ARRAY, OPTIONAL_ARRAY, ARRAY_OR_NUMBER):
-            values[a.name] = _array(a.name, dtype, device, gen)
+            own = param_dtype if param_dtype is not None and a.name in PARAMS else dtype
+            values[a.name] = _array(a.name, own, device, gen)
         else:
             values[a.name] = _static(a)
     return values

@@ -81,6 +81,27 @@ def test_jit_equals_hetkern(op, dtype, device):
         assert list(got.devices())[0].platform == device
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("op", [op for op in OPS if "weight" in {a.name for a in op.args}],
+                         ids=lambda op: op.name)
+def test_jit_float32_parameters(op, dtype, device):
+    """The norms' mixed precision through JAX: 16-bit x, float32 weight/bias."""
+    torch_device = "cuda" if device == "gpu" else "cpu"
+    values = sample_args(op, dtype, torch_device, param_dtype=torch.float32)
+    expected_values = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in values.items()}
+    expected = getattr(hetkern, op.name)(**expected_values)
+    arrays = {k: to_jax(v, device) for k, v in values.items() if isinstance(v, torch.Tensor)}
+    statics = {k: v for k, v in values.items() if not isinstance(v, torch.Tensor)}
+    got = jax.jit(lambda arrays: getattr(hk, op.name)(**arrays, **statics))(arrays)
+    if op.in_place:
+        for name, g in zip(op.written, got):
+            assert torch.equal(to_torch(g), expected_values[name].double().cpu()), name
+    else:
+        assert got.dtype == _JAX_DTYPES[dtype]
+        assert torch.equal(to_torch(got), expected.double().cpu())
+
+
 def _reference(device):
     """hetkern on the same device as the JAX call: NumPy on CPU, torch on CUDA
     (CPU and CUDA kernels differ in the last bit where rows are reduced)."""

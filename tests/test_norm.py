@@ -1,18 +1,22 @@
-"""hetkern.rmsnorm, fused_add_rmsnorm and layernorm against torch (and NumPy
-arrays in and out) on every dtype, row length, alignment and CPU target, and
-on CUDA where a GPU is present.
+"""hetkern.rmsnorm, fused_add_rmsnorm, their Gemma variants and layernorm
+against torch (and NumPy arrays in and out) on every dtype, row length,
+alignment and CPU target, with x's dtype or (16-bit x) float32 parameters,
+and on CUDA where a GPU is present.
 
 Tolerances (see docs/norm.md): the row reductions run in a different order
 from the float64 references, so results are compared with bounds, not bits,
 except where the op is exact (the fused residual sum). For the RMS norms the
 reference mimics vLLM's roundings, and 16-bit results must also equal it bit
 for bit in >= 99% of elements, which a single-rounding implementation fails
-(~75%).
+(~75%). Where the sum of squares is exact in float32 (small integers), the
+reduction order cannot matter and test_rounding_contract_is_bit_exact
+demands every bit of the documented contract.
 """
 
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import pytest
@@ -51,18 +55,37 @@ def rows_tensor(shape, dtype, device="cpu", seed=0, offset=0, mean=0.0):
     return buf[offset:].view(shape)
 
 
-def weight_tensor(h, dtype, device="cpu", seed=1):
+def weight_tensor(h, dtype, device="cpu", seed=1, center=1.0):
+    """center + N(0, 1/4): rmsnorm's weights scatter around 1, Gemma's (which
+    scale by 1 + weight) around 0."""
     g = torch.Generator().manual_seed(seed)
-    return (1.0 + 0.5 * torch.randn(h, generator=g, dtype=torch.float64)).to(dtype).to(device)
+    return (center + 0.5 * torch.randn(h, generator=g, dtype=torch.float64)).to(dtype).to(device)
 
 
 def rmsnorm_reference(x, w, eps):
     """vLLM's rms_norm with an exact float64 mean of squares: the normalised
-    value is rounded to x's dtype, then multiplied by weight in x's dtype."""
+    value is rounded to x's dtype, then multiplied by weight in float32 (x's
+    dtype or float32 weight alike) and rounded again."""
     inv_rms = torch.rsqrt(x.double().pow(2).mean(-1, keepdim=True) + eps)
     if x.dtype == torch.float64:
         return x * inv_rms * w
-    return (x.float() * inv_rms.float()).to(x.dtype) * w
+    return ((x.float() * inv_rms.float()).to(x.dtype).float() * w.float()).to(x.dtype)
+
+
+def gemma_rmsnorm_reference(x, w, eps):
+    """vLLM's GemmaRMSNorm with an exact float64 mean of squares:
+    x * inv_rms * (1 + w) in float32 (float64 for float64), rounded once."""
+    inv_rms = torch.rsqrt(x.double().pow(2).mean(-1, keepdim=True) + eps)
+    if x.dtype == torch.float64:
+        return x * inv_rms * (1 + w)
+    return (x.float() * inv_rms.float() * (1 + w.float())).to(x.dtype)
+
+
+# op -> (hetkern function, reference, weight center)
+RMS_OPS = {"rmsnorm": (hetkern.rmsnorm, rmsnorm_reference, 1.0),
+           "gemma_rmsnorm": (hetkern.gemma_rmsnorm, gemma_rmsnorm_reference, 0.0)}
+FUSED_OPS = {"fused_add_rmsnorm": (hetkern.fused_add_rmsnorm, rmsnorm_reference, 1.0),
+             "gemma_fused_add_rmsnorm": (hetkern.gemma_fused_add_rmsnorm, gemma_rmsnorm_reference, 0.0)}
 
 
 def check_rms_close(got, ref, dtype, hidden):
@@ -116,28 +139,30 @@ def check_layernorm_close(got, x, w, b, eps):
 # ---- CPU: every target, dtype, row length and alignment -------------------
 
 
-def run_rmsnorm_matrix(dtype, device, hidden_list, rows=3):
+def run_rmsnorm_matrix(dtype, device, hidden_list, rows=3, op="rmsnorm", param_dtype=None):
+    fn, reference, center = RMS_OPS[op]
     for hidden in hidden_list:
         for offset in OFFSETS:
             x = rows_tensor((rows, hidden), dtype, device, seed=hidden, offset=offset)
-            w = weight_tensor(hidden, dtype, device)
-            y = hetkern.rmsnorm(x, w, eps=1e-6)
+            w = weight_tensor(hidden, param_dtype or dtype, device, center=center)
+            y = fn(x, w, eps=1e-6)
             assert y.dtype == dtype and y.shape == x.shape and y.device == x.device
-            ref = rmsnorm_reference(x, w, 1e-6)
+            ref = reference(x, w, 1e-6)
             check_rms_close(y, ref, dtype, hidden)
             if dtype in (torch.float16, torch.bfloat16) and y.numel() >= 1000:
                 check_mostly_exact(y, ref)
 
 
-def run_fused_matrix(dtype, device, hidden_list, rows=3):
+def run_fused_matrix(dtype, device, hidden_list, rows=3, op="fused_add_rmsnorm", param_dtype=None):
+    fn, reference, center = FUSED_OPS[op]
     for hidden in hidden_list:
         for offset in OFFSETS:
             x = rows_tensor((rows, hidden), dtype, device, seed=hidden, offset=offset)
             r = rows_tensor((rows, hidden), dtype, device, seed=hidden + 1, offset=offset + 1)
-            w = weight_tensor(hidden, dtype, device)
+            w = weight_tensor(hidden, param_dtype or dtype, device, center=center)
             expected_residual = x + r  # exact op: bit-equal
-            expected_x = rmsnorm_reference(expected_residual, w, 1e-6)
-            result = hetkern.fused_add_rmsnorm(x, r, w, eps=1e-6)
+            expected_x = reference(expected_residual, w, 1e-6)
+            result = fn(x, r, w, eps=1e-6)
             assert result[0] is x and result[1] is r
             assert_bitwise_equal(r, expected_residual)
             check_rms_close(x, expected_x, dtype, hidden)
@@ -145,26 +170,79 @@ def run_fused_matrix(dtype, device, hidden_list, rows=3):
                 check_mostly_exact(x, expected_x)
 
 
-def run_layernorm_matrix(dtype, device, hidden_list, rows=3):
+def run_layernorm_matrix(dtype, device, hidden_list, rows=3, param_dtype=None):
     for hidden in hidden_list:
         for offset in OFFSETS:
             x = rows_tensor((rows, hidden), dtype, device, seed=hidden, offset=offset)
-            w = weight_tensor(hidden, dtype, device)
-            b = weight_tensor(hidden, dtype, device, seed=2) - 1
+            w = weight_tensor(hidden, param_dtype or dtype, device)
+            b = weight_tensor(hidden, param_dtype or dtype, device, seed=2, center=0.0)
             for bias in (b, None):
                 y = hetkern.layernorm(x, w, bias, eps=1e-5)
                 assert y.dtype == dtype and y.shape == x.shape and y.device == x.device
                 check_layernorm_close(y, x, w, bias, 1e-5)
 
 
-MATRIX = {"rmsnorm": run_rmsnorm_matrix, "fused_add_rmsnorm": run_fused_matrix,
+MATRIX = {**{op: partial(run_rmsnorm_matrix, op=op) for op in RMS_OPS},
+          **{op: partial(run_fused_matrix, op=op) for op in FUSED_OPS},
           "layernorm": run_layernorm_matrix}
+HALF_DTYPES = [torch.float16, torch.bfloat16]
 
 
 @pytest.mark.parametrize("op", list(MATRIX))
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cpu_matches_reference(cpu_target, dtype, op):
     MATRIX[op](dtype, "cpu", HIDDEN)
+
+
+@pytest.mark.parametrize("op", list(MATRIX))
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=str)
+def test_cpu_float32_parameters(cpu_target, dtype, op):
+    """16-bit x with float32 weight (and bias): float32 arithmetic, the same
+    roundings of x's dtype as with 16-bit parameters."""
+    MATRIX[op](dtype, "cpu", HIDDEN, param_dtype=torch.float32)
+
+
+def contract_reference(op, x, w, eps, residual=None):
+    """The documented contract step by step in the compute type (float32 for
+    16-bit x), the mean of squares summed in any order: exact for the
+    integer-valued rows of test_rounding_contract_is_bit_exact."""
+    T = x.dtype
+    if residual is not None:
+        x = (x.float() + residual.float()).to(T)  # the rounded sum is the residual
+    v = x.float()
+    mean_sq = (v * v).sum(-1, keepdim=True) / v.shape[-1]
+    # Correctly rounded float32 sqrt and division, through float64 (exact
+    # enough: 53 >= 2 * 24 + 2 bits); torch's CPU float32 sqrt is not
+    # (sqrt(9.000001f) gives 3.0f, not 3.0000002f).
+    root = torch.sqrt((mean_sq + torch.tensor(eps, dtype=torch.float32)).double()).float()
+    inv_rms = (1 / root.double()).float()
+    if op.startswith("gemma"):
+        return (v * inv_rms * (1 + w.float())).to(T)
+    return ((v * inv_rms).to(T).float() * w.float()).to(T)
+
+
+@pytest.mark.parametrize("param_dtype", [None, torch.float32], ids=["same", "f32"])
+@pytest.mark.parametrize("op", list(RMS_OPS) + list(FUSED_OPS))
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=str)
+def test_rounding_contract_is_bit_exact(cpu_target, dtype, op, param_dtype, device="cpu"):
+    """Integers in [-8, 8] (sums in [-16, 16]): every partial sum of squares
+    is exact in float32 whatever the order, so CPU and CUDA must reproduce
+    the documented roundings bit for bit."""
+    g = torch.Generator().manual_seed(11)
+    for hidden in [1, 7, 33, 1025, 4096]:
+        x = torch.randint(-8, 9, (4, hidden), generator=g).to(dtype).to(device)
+        w = (0.5 * torch.randn(hidden, generator=g, dtype=torch.float64)
+             + (0.0 if op.startswith("gemma") else 1.0)).to(param_dtype or dtype).to(device)
+        if op in RMS_OPS:
+            expected = contract_reference(op, x.cpu(), w.cpu(), 1e-6)
+            assert_bitwise_equal(RMS_OPS[op][0](x, w, 1e-6).cpu(), expected)
+        else:
+            r = torch.randint(-8, 9, (4, hidden), generator=g).to(dtype).to(device)
+            expected = contract_reference(op, x.cpu(), w.cpu(), 1e-6, residual=r.cpu())
+            expected_residual = (x + r).cpu()
+            FUSED_OPS[op][0](x, r, w, 1e-6)
+            assert_bitwise_equal(r.cpu(), expected_residual)
+            assert_bitwise_equal(x.cpu(), expected)
 
 
 @pytest.mark.parametrize("op", list(MATRIX))
@@ -199,20 +277,22 @@ def test_layernorm_stable_for_large_means(cpu_target, dtype):
 
 
 @pytest.mark.parametrize("shape", [(0, 8), (2, 0, 5), (1,), (5,), (1, 1), (2, 3, 33), (4, 1)])
-@pytest.mark.parametrize("op", ["rmsnorm", "fused_add_rmsnorm", "layernorm"])
+@pytest.mark.parametrize("op", list(MATRIX))
 def test_shapes(op, shape):
     dtype = torch.float32
     x = rows_tensor(shape, dtype, seed=9)
     w = weight_tensor(shape[-1], dtype)
-    if op == "rmsnorm":
-        y = hetkern.rmsnorm(x, w)
+    if op in RMS_OPS:
+        fn, reference, _ = RMS_OPS[op]
+        y = fn(x, w)
         assert y.shape == x.shape
-        check_rms_close(y, rmsnorm_reference(x, w, 1e-6), dtype, shape[-1])
-    elif op == "fused_add_rmsnorm":
+        check_rms_close(y, reference(x, w, 1e-6), dtype, shape[-1])
+    elif op in FUSED_OPS:
+        fn, reference, _ = FUSED_OPS[op]
         r = rows_tensor(shape, dtype, seed=10)
         expected_r = x + r
-        expected_x = rmsnorm_reference(expected_r, w, 1e-6)
-        hetkern.fused_add_rmsnorm(x, r, w)
+        expected_x = reference(expected_r, w, 1e-6)
+        fn(x, r, w)
         assert_bitwise_equal(r, expected_r)
         check_rms_close(x, expected_x, dtype, shape[-1])
     else:
@@ -222,21 +302,25 @@ def test_shapes(op, shape):
 
 
 def test_single_element_rows():
-    """H = 1: rmsnorm gives sign(x) * w (up to eps), layernorm gives bias."""
+    """H = 1: rmsnorm gives sign(x) * w (up to eps), gemma_rmsnorm
+    sign(x) * (1 + w), layernorm gives bias."""
     x = torch.tensor([[3.0], [-2.0], [0.0]])
     w = torch.tensor([2.0])
     assert_bitwise_equal(hetkern.layernorm(x, w, torch.tensor([0.5])), torch.full((3, 1), 0.5))
     y = hetkern.rmsnorm(x, w, eps=1e-12)
     assert torch.allclose(y, torch.tensor([[2.0], [-2.0], [0.0]]))
+    y = hetkern.gemma_rmsnorm(x, w, eps=1e-12)
+    assert torch.allclose(y, torch.tensor([[3.0], [-3.0], [0.0]]))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_in_place(cpu_target, dtype):
-    x = rows_tensor((5, 1025), dtype, seed=4, offset=1)
     w = weight_tensor(1025, dtype)
-    expected = hetkern.rmsnorm(x, w)
-    assert hetkern.rmsnorm(x, w, out=x) is x
-    assert_bitwise_equal(x, expected)
+    for fn in (hetkern.rmsnorm, hetkern.gemma_rmsnorm):
+        x = rows_tensor((5, 1025), dtype, seed=4, offset=1)
+        expected = fn(x, w)
+        assert fn(x, w, out=x) is x
+        assert_bitwise_equal(x, expected)
     x = rows_tensor((5, 1025), dtype, seed=4, offset=1)
     expected = hetkern.layernorm(x, w, w)
     assert hetkern.layernorm(x, w, w, out=x) is x
@@ -260,6 +344,20 @@ def test_numpy_in_numpy_out(dtype):
     r = rng.standard_normal((7, 65)).astype(dtype)
     xs, rs = hetkern.fused_add_rmsnorm(x, r, w)
     assert xs is x and rs is r
+    xs, rs = hetkern.gemma_fused_add_rmsnorm(x, r, w)
+    assert xs is x and rs is r
+
+
+def test_numpy_float16_with_float32_weight():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((5, 33)).astype(np.float16)
+    w = rng.standard_normal(33).astype(np.float32)
+    for fn, reference in [(hetkern.rmsnorm, rmsnorm_reference),
+                          (hetkern.gemma_rmsnorm, gemma_rmsnorm_reference)]:
+        y = fn(x, w)
+        assert type(y) is np.ndarray and y.dtype == np.float16
+        check_rms_close(torch.from_numpy(y), reference(torch.from_numpy(x), torch.from_numpy(w), 1e-6),
+                        torch.float16, 33)
 
 
 def test_out_is_returned_and_written():
@@ -274,14 +372,14 @@ def test_out_is_returned_and_written():
 
 
 @pytest.mark.parametrize("threads", [2, 3])
-@pytest.mark.parametrize("op", ["rmsnorm", "fused_add_rmsnorm", "layernorm"])
+@pytest.mark.parametrize("op", list(MATRIX))
 def test_threaded_results_equal_single_threaded(op, threads):
     def run():
         x = rows_tensor((301, 1536), torch.bfloat16, seed=7, offset=1)
         w = weight_tensor(1536, torch.bfloat16)
-        if op == "fused_add_rmsnorm":
+        if op in FUSED_OPS:
             r = rows_tensor((301, 1536), torch.bfloat16, seed=8)
-            return hetkern.fused_add_rmsnorm(x, r, w)[0]
+            return getattr(hetkern, op)(x, r, w)[0]
         return getattr(hetkern, op)(x, w)
 
     try:
@@ -314,7 +412,8 @@ ERROR_CASES = [
     ("x-empty-rows", ValueError, "'x' has an empty last dimension", lambda out: hetkern.rmsnorm(_f32(2, 0), _f32(0), out=out)),
     ("weight-length", ValueError, r"'weight' must have shape \(4,\)", lambda out: hetkern.rmsnorm(_f32(2, 4), _f32(5), out=out)),
     ("weight-2d", ValueError, r"'weight' must have shape \(4,\)", lambda out: hetkern.layernorm(_f32(2, 4), _f32(1, 4), out=out)),
-    ("weight-dtype", ValueError, "'weight' has dtype float64; expected float32 like 'x'", lambda out: hetkern.rmsnorm(_f32(2, 4), np.ones(4), out=out)),
+    ("weight-dtype", ValueError, "'weight' has dtype float64; expected float32 like 'x'$", lambda out: hetkern.rmsnorm(_f32(2, 4), np.ones(4), out=out)),
+    ("gemma-weight-dtype", ValueError, "hetkern.gemma_rmsnorm: 'weight' has dtype float16; expected float32 like 'x'$", lambda out: hetkern.gemma_rmsnorm(_f32(2, 4), np.ones(4, np.float16), out=out)),
     ("weight-strided", ValueError, "'weight' must be contiguous", lambda out: hetkern.rmsnorm(_f32(2, 4), _f32(8)[::2], out=out)),
     ("bias-length", ValueError, r"'bias' must have shape \(4,\)", lambda out: hetkern.layernorm(_f32(2, 4), _f32(4), _f32(3), out=out)),
     ("bias-dtype", ValueError, "'bias' has dtype float64", lambda out: hetkern.layernorm(_f32(2, 4), _f32(4), np.ones(4), out=out)),
@@ -351,6 +450,55 @@ def test_out_partially_overlapping_x_is_rejected():
     with pytest.raises(ValueError, match="'out' partially overlaps 'x'"):
         hetkern.layernorm(buf[:8].reshape(2, 4), _f32(4), out=buf[4:].reshape(2, 4))
     np.testing.assert_array_equal(buf, before)
+
+
+def _t(dtype, *shape, fill=1.0):
+    return torch.full(shape, fill, dtype=dtype)
+
+
+F16, BF16, F32, F64 = torch.float16, torch.bfloat16, torch.float32, torch.float64
+# (x dtype, weight dtype, message): parameters are x's dtype or, for 16-bit
+# x only, float32.
+BAD_PARAM_MIXES = [
+    (F16, BF16, "'weight' has dtype bfloat16; expected float16 like 'x', or float32"),
+    (BF16, F16, "'weight' has dtype float16; expected bfloat16 like 'x', or float32"),
+    (BF16, F64, "'weight' has dtype float64; expected bfloat16 like 'x', or float32"),
+    (F32, F16, "'weight' has dtype float16; expected float32 like 'x'$"),
+    (F32, F64, "'weight' has dtype float64; expected float32 like 'x'$"),
+    (F64, F32, "'weight' has dtype float32; expected float64 like 'x'$"),
+]
+
+
+@pytest.mark.parametrize("mix", BAD_PARAM_MIXES, ids=lambda m: f"{m[0]}-{m[1]}"[12:])
+@pytest.mark.parametrize("op", list(MATRIX))
+def test_bad_parameter_dtype_raises_and_writes_nothing(op, mix):
+    x_dtype, w_dtype, message = mix
+    x, r, out = _t(x_dtype, 2, 4, fill=2.0), _t(x_dtype, 2, 4, fill=3.0), _t(x_dtype, 2, 4, fill=7.0)
+    before = [t.clone() for t in (x, r, out)]
+    w = _t(w_dtype, 4)
+    with pytest.raises(ValueError, match=f"hetkern.{op}: {message}"):
+        if op in FUSED_OPS:
+            getattr(hetkern, op)(x, r, w)
+        elif op == "layernorm":
+            hetkern.layernorm(x, w, w, out=out)
+        else:
+            getattr(hetkern, op)(x, w, out=out)
+    for t, b in zip((x, r, out), before):
+        assert_bitwise_equal(t, b)
+
+
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=str)
+def test_layernorm_weight_and_bias_share_a_dtype(dtype):
+    """Each may be x's dtype or float32, but one dtype for both."""
+    x, out = _t(dtype, 2, 4, fill=2.0), _t(dtype, 2, 4, fill=7.0)
+    name = str(dtype)[6:]
+    for w, b, message in [(_t(F32, 4), _t(dtype, 4), f"'bias' has dtype {name}; expected float32 like 'weight'"),
+                          (_t(dtype, 4), _t(F32, 4), f"'bias' has dtype float32; expected {name} like 'weight'")]:
+        with pytest.raises(ValueError, match=message):
+            hetkern.layernorm(x, w, b, out=out)
+        assert bool((out == 7.0).all())
+    assert hetkern.layernorm(x, _t(F32, 4), _t(F32, 4), out=out) is out
+    assert hetkern.layernorm(x, _t(F32, 4), None, out=out) is out
 
 
 def test_fused_add_bad_input_writes_nothing():
@@ -423,6 +571,22 @@ def test_cuda_matches_reference(dtype, op):
 
 @requires_cuda
 @pytest.mark.parametrize("op", list(MATRIX))
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=str)
+def test_cuda_float32_parameters(dtype, op):
+    MATRIX[op](dtype, "cuda", HIDDEN + [4096, 8192, 16384 + 8], param_dtype=torch.float32)
+    MATRIX[op](dtype, "cuda", HUGE_HIDDEN + [2**17], rows=2, param_dtype=torch.float32)
+
+
+@requires_cuda
+@pytest.mark.parametrize("param_dtype", [None, torch.float32], ids=["same", "f32"])
+@pytest.mark.parametrize("op", list(RMS_OPS) + list(FUSED_OPS))
+@pytest.mark.parametrize("dtype", HALF_DTYPES, ids=str)
+def test_cuda_rounding_contract_is_bit_exact(dtype, op, param_dtype):
+    test_rounding_contract_is_bit_exact(None, dtype, op, param_dtype, device="cuda")
+
+
+@requires_cuda
+@pytest.mark.parametrize("op", list(MATRIX))
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
 def test_cuda_llm_shapes(dtype, op):
     """Many rows (grid-stride over rows) at hidden sizes of LLMs."""
@@ -441,6 +605,23 @@ def test_cuda_misaligned_weight_and_out():
     w, out = w_buf[1:], out_buf[1:].view(33, hidden)
     hetkern.rmsnorm(x, w, out=out)
     check_rms_close(out, rmsnorm_reference(x, w, 1e-6), torch.bfloat16, hidden)
+    hetkern.layernorm(x, w, w, out=out)
+    check_layernorm_close(out, x, w, w, 1e-5)
+
+
+@requires_cuda
+def test_cuda_float32_weight_aligned_to_16_not_32_bytes():
+    """A float32 parameter pack of 8 lanes (bfloat16 x) is 32 bytes: a weight
+    16-byte aligned but not 32 must take the element-wise path."""
+    hidden = 4096
+    x = rows_tensor((33, hidden), torch.bfloat16, "cuda", seed=1)
+    w_buf = weight_tensor(hidden + 4, torch.float32, "cuda")
+    w = w_buf[4:]
+    assert w.data_ptr() % 32 == 16
+    out = hetkern.rmsnorm(x, w)
+    check_rms_close(out, rmsnorm_reference(x, w, 1e-6), torch.bfloat16, hidden)
+    out = hetkern.gemma_rmsnorm(x, w)
+    check_rms_close(out, gemma_rmsnorm_reference(x, w, 1e-6), torch.bfloat16, hidden)
     hetkern.layernorm(x, w, w, out=out)
     check_layernorm_close(out, x, w, w, 1e-5)
 

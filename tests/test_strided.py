@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 
 import hetkern
 from conftest import DTYPES, HAVE_CUDA, assert_bitwise_equal, bytes_of, requires_cuda
-from test_norm import check_layernorm_close, check_rms_close, rmsnorm_reference, weight_tensor
+from test_norm import (FUSED_OPS, RMS_OPS, check_layernorm_close, check_rms_close, rmsnorm_reference,
+                       weight_tensor)
 from test_rope import make_cache, rope_reference
 from test_softmax import check as check_softmax
 
@@ -106,15 +107,17 @@ def same_or_close(device, got, expected, close):
 # ---- Norms -------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("op", list(RMS_OPS))
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @SETTINGS
 @given(layout=row_layouts(), data=st.data())
-def test_rmsnorm(device, dtype, layout, data):
+def test_rmsnorm(device, dtype, op, layout, data):
+    fn, reference, center = RMS_OPS[op]
     lead, cols, stride, offset = layout
     x, x_buf = strided(lead, cols, stride, offset, dtype, device, seed=1)
-    w = weight_tensor(cols, dtype, device)
+    w = weight_tensor(cols, dtype, device, center=center)
     x_before = x_buf.clone()
-    expected = hetkern.rmsnorm(x.contiguous(), w)
+    expected = fn(x.contiguous(), w)
     if data.draw(st.booleans(), label="in place"):
         out, out_buf = x, x_buf
         x_ref = x.clone()
@@ -122,31 +125,33 @@ def test_rmsnorm(device, dtype, layout, data):
         out, out_buf = draw_out(data, lead, cols, dtype, device, seed=2)
         x_ref = x
     out_before = out_buf.clone()
-    assert hetkern.rmsnorm(x, w, out=out) is out
+    assert fn(x, w, out=out) is out
     same_or_close(device, out, expected,
-                  lambda: check_rms_close(out, rmsnorm_reference(x_ref.cpu(), w.cpu(), 1e-6), dtype, cols))
+                  lambda: check_rms_close(out, reference(x_ref.cpu(), w.cpu(), 1e-6), dtype, cols))
     untouched_outside(out_buf, out, out_before)
     if out_buf is not x_buf:
         assert_bitwise_equal(x_buf, x_before)
 
 
+@pytest.mark.parametrize("op", list(FUSED_OPS))
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @SETTINGS
 @given(layout=row_layouts(), data=st.data())
-def test_fused_add_rmsnorm(device, dtype, layout, data):
+def test_fused_add_rmsnorm(device, dtype, op, layout, data):
+    fn, reference, center = FUSED_OPS[op]
     lead, cols, stride, offset = layout
     x, x_buf = strided(lead, cols, stride, offset, dtype, device, seed=1)
     r_gap = data.draw(st.one_of(st.integers(0, 9), st.sampled_from([8, 64])), label="residual gap")
     residual, r_buf = strided(lead, cols, cols + r_gap, data.draw(st.sampled_from([0, 5, 8])),
                               dtype, device, seed=3)
-    w = weight_tensor(cols, dtype, device)
+    w = weight_tensor(cols, dtype, device, center=center)
     x_c, r_c = x.contiguous().clone(), residual.contiguous().clone()
-    hetkern.fused_add_rmsnorm(x_c, r_c, w)
+    fn(x_c, r_c, w)
     x_before, r_before = x_buf.clone(), r_buf.clone()
-    assert hetkern.fused_add_rmsnorm(x, residual, w) == (x, residual)
+    assert fn(x, residual, w) == (x, residual)
     assert_bitwise_equal(residual, r_c)  # the rounded sum: exact on every device
     same_or_close(device, x, x_c,
-                  lambda: check_rms_close(x, rmsnorm_reference(residual.cpu(), w.cpu(), 1e-6), dtype, cols))
+                  lambda: check_rms_close(x, reference(residual.cpu(), w.cpu(), 1e-6), dtype, cols))
     untouched_outside(x_buf, x, x_before)
     untouched_outside(r_buf, residual, r_before)
 

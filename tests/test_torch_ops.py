@@ -42,6 +42,21 @@ def test_opcheck(op, overload, dtype, device):
     opcheck(getattr(getattr(ops, op.name), overload), _opcheck_args(op, overload, dtype, device))
 
 
+PARAM_OPS = [op for op in OPS if "weight" in {a.name for a in op.args}]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("op", PARAM_OPS, ids=lambda op: op.name)
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=requires_cuda)])
+def test_opcheck_float32_parameters(op, dtype, device):
+    # The norms' mixed precision: 16-bit x, float32 weight (and bias); the
+    # fake kernel's result has x's dtype like the real one's.
+    values = sample_args(op, dtype, device, param_dtype=torch.float32)
+    opcheck(getattr(ops, op.name).default, tuple(values.values()))
+    if not op.in_place:
+        assert getattr(ops, op.name)(**values).dtype == dtype
+
+
 # ---- a transformer block ---------------------------------------------------------
 T, HEADS, KV_HEADS = 6, 4, 2
 HIDDEN = HEADS * HEAD

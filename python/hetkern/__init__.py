@@ -26,8 +26,8 @@ from ._registry import OPS as _OPS
 # Every op of the registry (python/hetkern/_registry.py) as hetkern.<op>:
 # scale, add/sub/mul/div, axpby, cast, relu, sigmoid, silu, gelu, tanh, exp,
 # silu_and_mul, gelu_and_mul, sum, max, dot, norm (hetkern.sum/max shadow the
-# builtins on purpose), rmsnorm, fused_add_rmsnorm, layernorm, softmax,
-# log_softmax, rope.
+# builtins on purpose), rmsnorm, fused_add_rmsnorm, gemma_rmsnorm,
+# gemma_fused_add_rmsnorm, layernorm, softmax, log_softmax, rope.
 globals().update(_FUNCTIONS)
 
 __version__: str = _lib.module.version()

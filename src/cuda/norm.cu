@@ -261,7 +261,8 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T,
       for (int i = 0; i < kLanes; ++i) {
         C normed = value[i] * inv_rms;
         if constexpr (!kGemma && !kQuant) normed = Types::Load(Types::Store(normed));
-        const C scale = kGemma ? C(1) + CudaTypes<W>::Load(w.lane[i]) : CudaTypes<W>::Load(w.lane[i]);
+        const C weight_value = CudaTypes<W>::Load(w.lane[i]);
+        const C scale = kGemma ? C(1) + weight_value : weight_value;
         o.lane[i] = StoreOutput<O>(normed * scale, out_scale);
       }
       out[p] = o;

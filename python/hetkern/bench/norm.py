@@ -1,11 +1,15 @@
-"""rmsnorm, fused_add_rmsnorm (in place, vLLM semantics) and layernorm over
-tokens x hidden LLM shapes, and their fp8-quantising forms (*_quant: out is
-float8_e4m3fn, one byte an element; torch's peer is the eager
-``(norm(x) / scale).clamp(-448, 448).to(torch.float8_e4m3fn)``; FlashInfer's
-quant norms are not in the peer library, libfi_peer.so). Bytes: x read and
-out written (the fused op: x and residual read and written; the fused quant
-op: x read, residual read and written, out written); weight, bias and scale
-are not counted."""
+"""rmsnorm, fused_add_rmsnorm (in place, vLLM semantics), their Gemma
+variants (scale by 1 + weight) and layernorm over tokens x hidden LLM shapes,
+and the fp8-quantising norms (*_quant: out is float8_e4m3fn, one byte an
+element; torch's peer is the eager ``(norm(x) / scale).clamp(-448,
+448).to(torch.float8_e4m3fn)``).
+Bytes: x read and out written (the fused ops: x and residual read and
+written; the fused quant op: x read, residual read and written, out
+written); weight, bias and scale are not counted. Peers: Liger for the
+plain and Gemma norms (Gemma: offset=1.0, casting_mode="gemma"); FlashInfer
+for rmsnorm, fused_add_rmsnorm and layernorm only (libfi_peer.so wraps
+neither FlashInfer's gemma_rmsnorm nor its rmsnorm_quant /
+fused_add_rmsnorm_quant)."""
 
 from __future__ import annotations
 
@@ -30,6 +34,18 @@ def _fused(x, w, r):
     # The eager sequence vLLM's fused op replaces.
     r.add_(x)
     x.copy_(F.rms_norm(r, (x.shape[-1],), w, 1e-6))
+
+
+def _gemma(x, w, r):
+    # vLLM's GemmaRMSNorm.forward_static (torch has no Gemma norm).
+    v = x.float()
+    v = v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + 1e-6)
+    return (v * (1.0 + w.float())).to(x.dtype)
+
+
+def _gemma_fused(x, w, r):
+    r.add_(x)
+    x.copy_(_gemma(r, w, None))
 
 
 def _ln(x, w, r):
@@ -60,6 +76,10 @@ OPS = {
     "rmsnorm": (lambda x, w, r, out: hetkern.rmsnorm(x, w, 1e-6, out=out), _rms, lambda e: 2 * e, False),
     "fused_add_rmsnorm": (lambda x, w, r, out: hetkern.fused_add_rmsnorm(x, r, w, 1e-6), _fused,
                           lambda e: 4 * e, False),
+    "gemma_rmsnorm": (lambda x, w, r, out: hetkern.gemma_rmsnorm(x, w, 1e-6, out=out), _gemma,
+                      lambda e: 2 * e, False),
+    "gemma_fused_add_rmsnorm": (lambda x, w, r, out: hetkern.gemma_fused_add_rmsnorm(x, r, w, 1e-6),
+                                _gemma_fused, lambda e: 4 * e, False),
     "layernorm": (lambda x, w, r, out: hetkern.layernorm(x, w, w, 1e-5, out=out), _ln, lambda e: 2 * e, False),
     "rmsnorm_quant": (lambda x, w, r, out: hetkern.rmsnorm_quant(out, x, w, _scale(x.device.type), 1e-6),
                       lambda x, w, r: _quantize(_rms(x, w, r)), lambda e: e + 1, True),
@@ -80,9 +100,12 @@ def _gpu_peers(op, x, w, r, out) -> dict:
         found["liger"] = {
             "rmsnorm": lambda: liger.liger_rms_norm(x, w, 1e-6),
             "fused_add_rmsnorm": lambda: liger.liger_fused_add_rms_norm(x, r, w, 1e-6),
+            "gemma_rmsnorm": lambda: liger.liger_rms_norm(x, w, 1e-6, offset=1.0, casting_mode="gemma"),
+            "gemma_fused_add_rmsnorm": lambda: liger.liger_fused_add_rms_norm(
+                x, r, w, 1e-6, offset=1.0, casting_mode="gemma"),
             "layernorm": lambda: liger.liger_layer_norm(x, w, w, 1e-5),
         }[op]
-    if fi is not None and x.dtype == torch.bfloat16:
+    if fi is not None and x.dtype == torch.bfloat16 and not op.startswith("gemma"):
         found["flashinfer"] = {
             "rmsnorm": lambda: fi.rmsnorm(x, w, 1e-6, out),
             "fused_add_rmsnorm": lambda: fi.fused_add_rmsnorm(x, r, w, 1e-6),
