@@ -27,7 +27,8 @@ from ._registry import OPS as _OPS
 # scale, add/sub/mul/div, axpby, cast, relu, sigmoid, silu, gelu, tanh, exp,
 # silu_and_mul, gelu_and_mul, sum, max, dot, norm (hetkern.sum/max shadow the
 # builtins on purpose), rmsnorm, fused_add_rmsnorm, gemma_rmsnorm,
-# gemma_fused_add_rmsnorm, layernorm, softmax, log_softmax, rope.
+# gemma_fused_add_rmsnorm, layernorm, rmsnorm_quant, fused_add_rmsnorm_quant,
+# layernorm_quant, softmax, log_softmax, rope.
 globals().update(_FUNCTIONS)
 
 __version__: str = _lib.module.version()
