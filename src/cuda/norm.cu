@@ -191,13 +191,14 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T,
         });
       }
     }
-    // This thread's pack p of x (for the plain fused op in the second pass,
-    // of the rounded sum the first pass stored) and of residual.
-    const auto row_pack = [&](int slot, int64_t p) {
+    // This thread's pack p of x in the first pass; in the second, of what
+    // it normalises: x, or for the plain fused op the rounded sum the first
+    // pass stored (in the cache, or in residual).
+    const auto row_pack = [&](int slot, int64_t p, bool second_pass) {
       if constexpr (kCache > 0) {
         return cache[slot];
       } else {
-        return kFusedAdd && !kQuant ? residual[p] : x[p];
+        return kFusedAdd && !kQuant && second_pass ? residual[p] : x[p];
       }
     };
     const auto residual_pack = [&](int slot, int64_t p) {
@@ -210,7 +211,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T,
     C sum_sq = 0;
     if (active) {
       ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-        P v = row_pack(slot, p);
+        P v = row_pack(slot, p, false);
         C value[kLanes];  // x, or the fused sum
 #pragma unroll
         for (int i = 0; i < kLanes; ++i) value[i] = Types::Load(v.lane[i]);
@@ -236,7 +237,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T,
         C(1) / sqrt(RowSum(sum_sq, partials, turn) / static_cast<C>(a.hidden) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-      const P v = row_pack(slot, p);
+      const P v = row_pack(slot, p, true);
       PW w;
       if constexpr (kCache > 0) {
         w = weight_cache[slot];
