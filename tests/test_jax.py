@@ -95,6 +95,7 @@ def test_jit_float32_parameters(op, dtype, device):
     statics = {k: v for k, v in values.items() if not isinstance(v, torch.Tensor)}
     got = jax.jit(lambda arrays: getattr(hk, op.name)(**arrays, **statics))(arrays)
     if op.in_place:
+        got = got if isinstance(got, tuple) else (got,)  # one written array: itself
         for name, g in zip(op.written, got):
             assert torch.equal(to_torch(g), expected_values[name].double().cpu()), name
     else:
