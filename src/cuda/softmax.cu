@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include <cooperative_groups.h>
+#include <cuda_pipeline.h>
 
 #include <type_traits>
 
@@ -323,6 +324,142 @@ void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t ro
     LaunchRegisterRows<T, kVec, kGroup, kPacksMax<kVec>>(scope, x, out, rows, cols, x_stride, out_stride, log);
   } else if constexpr (kGroup < kMaxBlockThreads) {
     LaunchRegisterRows<T, kVec, kGroup * 2, kPacks>(scope, x, out, rows, cols, x_stride, out_stride, log);
+  }
+}
+
+// ---- Long rows in registers and shared memory: one read, one write ---------
+
+// Rows longer than the register kernel holds (32768 16-bit or 16384 float32
+// values) but within one SM's registers and shared memory (up to 155648
+// 16-bit or 77824 float32 values on an H100; not float64, whose 2-lane packs
+// would spill): a 1024-thread block per row,
+// kSharedRowRegPacks packs per thread in registers and the rest in shared
+// memory. Each thread reads back only the slots it filled, so no barrier
+// guards them, and cp.async fills them, so that all of a row's loads are in
+// flight at once. The online kernel below reads such a row twice, and with
+// a row in flight per SM its re-read misses L2 (4096 x 128256 bfloat16: 1.52
+// TB/s). The arithmetic is the register kernel's (the same results).
+constexpr int kSharedRowThreads = 1024;
+constexpr int kSharedRowRegPacks = 5;  // 20 registers of data: no spills at 64
+
+template <class T, int kVec, bool kLog>
+__global__ void __launch_bounds__(kSharedRowThreads, 1)
+    SharedRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
+                     int64_t out_stride, int shared_slots) {
+  using Types = CudaTypes<T>;
+  using C = typename Types::Compute;
+  using P = Pack<T, kVec>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  P* const slots = reinterpret_cast<P*>(shared_bytes);  // [shared_slots][kSharedRowThreads]
+  __shared__ C scratch[2 * kSharedRowThreads / 32];
+  const int lane = threadIdx.x;
+  const int64_t packs = cols / kVec;
+  P neg_inf;
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) neg_inf.lane[k] = Types::Store(NegInf<C>());
+  const auto fmax_op = [](C a, C b) { return fmax(a, b); };
+  const auto sum_op = [](C a, C b) { return a + b; };
+  const auto pack_index = [&](int slot) { return int64_t{slot} * kSharedRowThreads + lane; };
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const P* xr = reinterpret_cast<const P*>(x + row * x_stride);
+    for (int s = 0; s < shared_slots; ++s) {
+      const int64_t p = pack_index(kSharedRowRegPacks + s);
+      P* slot = &slots[pack_index(s)];
+      if (p < packs) {
+        __pipeline_memcpy_async(slot, xr + p, sizeof(P));
+      } else {
+        *slot = neg_inf;
+      }
+    }
+    __pipeline_commit();
+    P cache[kSharedRowRegPacks];
+#pragma unroll
+    for (int s = 0; s < kSharedRowRegPacks; ++s) {
+      cache[s] = pack_index(s) < packs ? xr[pack_index(s)] : neg_inf;
+    }
+    C maxes[1] = {NegInf<C>()};
+    const auto max_of = [&](const P& pack) {
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) maxes[0] = fmax(maxes[0], Types::Load(pack.lane[k]));
+    };
+#pragma unroll
+    for (int s = 0; s < kSharedRowRegPacks; ++s) max_of(cache[s]);
+    __pipeline_wait_prior(0);
+    for (int s = 0; s < shared_slots; ++s) max_of(slots[pack_index(s)]);
+    GroupReduce<kSharedRowThreads>(maxes, scratch, fmax_op);
+    const C max = maxes[0];
+    const C shift = max == NegInf<C>() ? C(0) : max;  // as in RegisterRowsKernel
+    ExpSum<C> sum{C(0), C(0)};
+    const auto sum_of = [&](const P& pack) {
+      ExpSum<C> pack_sum{C(0), C(0)};
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        const C v = Types::Load(pack.lane[k]);
+        if (kLog && v - max == C(0)) {
+          pack_sum.ones += C(1);
+        } else {
+          pack_sum.rest += Exp(v - shift);
+        }
+      }
+      sum = sum + pack_sum;
+    };
+#pragma unroll
+    for (int s = 0; s < kSharedRowRegPacks; ++s) sum_of(cache[s]);
+    for (int s = 0; s < shared_slots; ++s) sum_of(slots[pack_index(s)]);
+    if constexpr (kLog) {
+      C sums[2] = {sum.ones, sum.rest};
+      GroupReduce<kSharedRowThreads>(sums, scratch, sum_op);
+      sum = {sums[0], sums[1]};
+    } else {
+      C sums[1] = {sum.rest};
+      GroupReduce<kSharedRowThreads>(sums, scratch, sum_op);
+      sum.rest = sums[0];
+    }
+    const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.rest;
+    P* outr = reinterpret_cast<P*>(out + row * out_stride);
+    const auto store = [&](const P& in, int64_t p) {
+      if (p >= packs) return;
+      P pack;
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        const C v = Types::Load(in.lane[k]);
+        pack.lane[k] = Types::Store(kLog ? (v - max) - scale : Exp(v - shift) * scale);
+      }
+      outr[p] = pack;
+    };
+#pragma unroll
+    for (int s = 0; s < kSharedRowRegPacks; ++s) store(cache[s], pack_index(s));
+    for (int s = 0; s < shared_slots; ++s) {
+      store(slots[pack_index(s)], pack_index(kSharedRowRegPacks + s));
+    }
+  }
+}
+
+// Shared slots per thread a row of `packs` packs needs beyond its registers,
+// or 0 where it fits in registers alone or not on chip at all.
+int SharedRowSlots(const DeviceScope& scope, int64_t packs) {
+  constexpr int64_t kSlotBytes = int64_t{kSharedRowThreads} * 16;
+  constexpr int64_t kStaticBytes = 1024;  // the reduction scratch and the block's reserve
+  const int64_t max_slots = (scope.SharedMemoryPerBlock() - kStaticBytes) / kSlotBytes;
+  const int64_t slots =
+      (packs + kSharedRowThreads - 1) / kSharedRowThreads - kSharedRowRegPacks;
+  return slots >= 1 && slots <= max_slots ? static_cast<int>(slots) : 0;
+}
+
+template <class T, int kVec>
+void LaunchSharedRows(const DeviceScope& scope, int shared_slots, const T* x, T* out,
+                      int64_t rows, int64_t cols, int64_t x_stride, int64_t out_stride, bool log) {
+  const int bytes = shared_slots * kSharedRowThreads * 16;
+  const int blocks = static_cast<int>(std::min<int64_t>(rows, scope.Multiprocessors()));
+  const auto launch = [&](auto kernel) {
+    HETKERN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    kernel<<<blocks, kSharedRowThreads, bytes, scope.stream()>>>(x, out, rows, cols, x_stride,
+                                                                 out_stride, shared_slots);
+  };
+  if (log) {
+    launch(SharedRowsKernel<T, kVec, true>);
+  } else {
+    launch(SharedRowsKernel<T, kVec, false>);
   }
 }
 
@@ -642,9 +779,18 @@ void Softmax(const SoftmaxArgs& a) {
         }
       }
     }
+    int shared_slots = 0;
+    if constexpr (kVec > 2) {
+      if (packed && !cluster && packs > kRegisterRowMaxPacks<kVec>) shared_slots = SharedRowSlots(scope, packs);
+    }
     if (cluster) {
     } else if (packed && packs <= kRegisterRowMaxPacks<kVec>) {
       LaunchRegisterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
+    } else if (shared_slots > 0) {
+      if constexpr (kVec > 2) {
+        LaunchSharedRows<T, kVec>(scope, shared_slots, x, out, a.rows, a.cols, a.x_stride,
+                                  a.out_stride, a.log);
+      }
     } else if (!packed && a.cols <= kRegisterRowMaxPacks<1>) {
       LaunchRegisterRows<T, 1>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
     } else {
