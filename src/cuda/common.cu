@@ -44,5 +44,9 @@ int DeviceScope::SharedMemoryPerBlock() const {
   return CachedAttribute<2>(device_id_, cudaDevAttrMaxSharedMemoryPerBlockOptin);
 }
 
+int DeviceScope::SharedMemoryPerSm() const {
+  return CachedAttribute<3>(device_id_, cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+}
+
 }  // namespace cuda
 }  // namespace hetkern

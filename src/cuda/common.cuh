@@ -43,6 +43,7 @@ class DeviceScope {
   bool HasClusters() const { return HasDependentLaunch(); }
   // The most shared memory one block may ask for (cudaFuncSetAttribute).
   int SharedMemoryPerBlock() const;
+  int SharedMemoryPerSm() const;
 
  private:
   tvm::ffi::CUDADeviceGuard guard_;

@@ -4,9 +4,11 @@
 // per row, each holding up to 16 (32 for the longest rows) values, keeps the
 // row in registers: one global read, one write. Longer rows, when few (a
 // decode step's logits): a cluster of 2-8 blocks per row keeps it in
-// registers (sm_90+). Otherwise one block per row, an online (max, sum) pass
-// over the row, a block reduction, then a read+write pass (the re-read
-// mostly hits L2).
+// registers (sm_90+). Many rows of more than 16384 values, up to what an SM
+// holds (155648 16-bit values): one block per row keeps it in registers and
+// shared memory, several rows per SM where they fit. Otherwise one block per
+// row, an online (max, sum) pass over the row, a block reduction, then a
+// read+write pass (the re-read mostly hits L2).
 // 16-byte packs wherever x and out allow, scalar elements otherwise.
 //
 // Sums of exp(x - max) are kept as ones + rest, as on the CPU (softmax.h):
@@ -329,29 +331,29 @@ void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t ro
 
 // ---- Long rows in registers and shared memory: one read, one write ---------
 
-// Rows longer than the register kernel holds (32768 16-bit or 16384 float32
-// values) but within one SM's registers and shared memory (up to 155648
-// 16-bit or 77824 float32 values on an H100; not float64, whose 2-lane packs
-// would spill): a 1024-thread block per row,
+// Rows the register kernel would give a whole SM (more than 16384 values:
+// one 1024-thread row in flight per SM), up to what one SM's registers and
+// shared memory hold (155648 16-bit or 77824 float32 values on an H100; not
+// float64, whose 2-lane packs would spill): a block of kThreads per row,
 // kSharedRowRegPacks packs per thread in registers and the rest in shared
-// memory. Each thread reads back only the slots it filled, so no barrier
+// memory, with the smallest block that fits so that several rows are in
+// flight per SM (32000 bfloat16: four 256-thread rows). Each thread reads back only the slots it filled, so no barrier
 // guards them, and cp.async fills them, so that all of a row's loads are in
 // flight at once. The online kernel below reads such a row twice, and with
 // a row in flight per SM its re-read misses L2 (4096 x 128256 bfloat16: 1.52
 // TB/s). The arithmetic is the register kernel's (the same results).
-constexpr int kSharedRowThreads = 1024;
 constexpr int kSharedRowRegPacks = 5;  // 20 registers of data: no spills at 64
 
-template <class T, int kVec, bool kLog>
-__global__ void __launch_bounds__(kSharedRowThreads, 1)
+template <class T, int kVec, int kThreads, bool kLog>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
     SharedRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
                      int64_t out_stride, int shared_slots) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kVec>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
-  P* const slots = reinterpret_cast<P*>(shared_bytes);  // [shared_slots][kSharedRowThreads]
-  __shared__ C scratch[2 * kSharedRowThreads / 32];
+  P* const slots = reinterpret_cast<P*>(shared_bytes);  // [shared_slots][kThreads]
+  __shared__ C scratch[2 * kThreads / 32];
   const int lane = threadIdx.x;
   const int64_t packs = cols / kVec;
   P neg_inf;
@@ -359,7 +361,7 @@ __global__ void __launch_bounds__(kSharedRowThreads, 1)
   for (int k = 0; k < kVec; ++k) neg_inf.lane[k] = Types::Store(NegInf<C>());
   const auto fmax_op = [](C a, C b) { return fmax(a, b); };
   const auto sum_op = [](C a, C b) { return a + b; };
-  const auto pack_index = [&](int slot) { return int64_t{slot} * kSharedRowThreads + lane; };
+  const auto pack_index = [&](int slot) { return int64_t{slot} * kThreads + lane; };
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const P* xr = reinterpret_cast<const P*>(x + row * x_stride);
     for (int s = 0; s < shared_slots; ++s) {
@@ -386,7 +388,7 @@ __global__ void __launch_bounds__(kSharedRowThreads, 1)
     for (int s = 0; s < kSharedRowRegPacks; ++s) max_of(cache[s]);
     __pipeline_wait_prior(0);
     for (int s = 0; s < shared_slots; ++s) max_of(slots[pack_index(s)]);
-    GroupReduce<kSharedRowThreads>(maxes, scratch, fmax_op);
+    GroupReduce<kThreads>(maxes, scratch, fmax_op);
     const C max = maxes[0];
     const C shift = max == NegInf<C>() ? C(0) : max;  // as in RegisterRowsKernel
     ExpSum<C> sum{C(0), C(0)};
@@ -408,11 +410,11 @@ __global__ void __launch_bounds__(kSharedRowThreads, 1)
     for (int s = 0; s < shared_slots; ++s) sum_of(slots[pack_index(s)]);
     if constexpr (kLog) {
       C sums[2] = {sum.ones, sum.rest};
-      GroupReduce<kSharedRowThreads>(sums, scratch, sum_op);
+      GroupReduce<kThreads>(sums, scratch, sum_op);
       sum = {sums[0], sums[1]};
     } else {
       C sums[1] = {sum.rest};
-      GroupReduce<kSharedRowThreads>(sums, scratch, sum_op);
+      GroupReduce<kThreads>(sums, scratch, sum_op);
       sum.rest = sums[0];
     }
     const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.rest;
@@ -435,32 +437,50 @@ __global__ void __launch_bounds__(kSharedRowThreads, 1)
   }
 }
 
-// Shared slots per thread a row of `packs` packs needs beyond its registers,
-// or 0 where it fits in registers alone or not on chip at all.
-int SharedRowSlots(const DeviceScope& scope, int64_t packs) {
-  constexpr int64_t kSlotBytes = int64_t{kSharedRowThreads} * 16;
+// A block size for rows of `packs` packs and the shared slots per thread
+// it needs: the smallest block that holds the row (most rows in flight per
+// SM), of 256, 512 or 1024 threads; slots == 0 if none does.
+struct SharedRowShape {
+  int threads = 0;
+  int slots = 0;
+  int blocks_per_sm = 0;
+};
+
+inline SharedRowShape PickSharedRowShape(const DeviceScope& scope, int64_t packs) {
   constexpr int64_t kStaticBytes = 1024;  // the reduction scratch and the block's reserve
-  const int64_t max_slots = (scope.SharedMemoryPerBlock() - kStaticBytes) / kSlotBytes;
-  const int64_t slots =
-      (packs + kSharedRowThreads - 1) / kSharedRowThreads - kSharedRowRegPacks;
-  return slots >= 1 && slots <= max_slots ? static_cast<int>(slots) : 0;
+  for (int threads = 256; threads <= 1024; threads *= 2) {
+    const int64_t slots = (packs + threads - 1) / threads - kSharedRowRegPacks;
+    const int64_t bytes = slots * threads * 16 + kStaticBytes;
+    if (slots < 1 || bytes > scope.SharedMemoryPerBlock()) continue;
+    const int64_t by_memory = scope.SharedMemoryPerSm() / bytes;
+    return {threads, static_cast<int>(slots),
+            static_cast<int>(std::min<int64_t>(by_memory, 1024 / threads))};  // 64 registers each
+  }
+  return {};
 }
 
 template <class T, int kVec>
-void LaunchSharedRows(const DeviceScope& scope, int shared_slots, const T* x, T* out,
+void LaunchSharedRows(const DeviceScope& scope, const SharedRowShape& shape, const T* x, T* out,
                       int64_t rows, int64_t cols, int64_t x_stride, int64_t out_stride, bool log) {
-  const int bytes = shared_slots * kSharedRowThreads * 16;
-  const int blocks = static_cast<int>(std::min<int64_t>(rows, scope.Multiprocessors()));
+  const int bytes = shape.slots * shape.threads * 16;
+  const int blocks = static_cast<int>(
+      std::min<int64_t>(rows, int64_t{shape.blocks_per_sm} * scope.Multiprocessors()));
   const auto launch = [&](auto kernel) {
     HETKERN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    kernel<<<blocks, kSharedRowThreads, bytes, scope.stream()>>>(x, out, rows, cols, x_stride,
-                                                                 out_stride, shared_slots);
+    kernel<<<blocks, shape.threads, bytes, scope.stream()>>>(x, out, rows, cols, x_stride,
+                                                             out_stride, shape.slots);
   };
-  if (log) {
-    launch(SharedRowsKernel<T, kVec, true>);
-  } else {
-    launch(SharedRowsKernel<T, kVec, false>);
-  }
+  const auto with_threads = [&](auto threads) {
+    constexpr int kThreads = decltype(threads)::value;
+    if (log) {
+      launch(SharedRowsKernel<T, kVec, kThreads, true>);
+    } else {
+      launch(SharedRowsKernel<T, kVec, kThreads, false>);
+    }
+  };
+  if (shape.threads == 256) return with_threads(std::integral_constant<int, 256>{});
+  if (shape.threads == 512) return with_threads(std::integral_constant<int, 512>{});
+  with_threads(std::integral_constant<int, 1024>{});
 }
 
 // ---- Long rows: one block per row, online (max, sum) then write -------------
@@ -779,18 +799,26 @@ void Softmax(const SoftmaxArgs& a) {
         }
       }
     }
-    int shared_slots = 0;
+    // Rows too long for the register kernel, and, when there are more rows
+    // than SMs, rows it would give 1024 threads (one row per SM): the shared
+    // kernel, where it holds them. Up to one row per SM, a 1024-thread row
+    // is the shorter latency.
+    SharedRowShape shared;
     if constexpr (kVec > 2) {
-      if (packed && !cluster && packs > kRegisterRowMaxPacks<kVec>) shared_slots = SharedRowSlots(scope, packs);
+      const bool needs_sm = packs > int64_t{kMaxBlockThreads / 2} * kPacksMax<kVec>;
+      if (packed && !cluster &&
+          (packs > kRegisterRowMaxPacks<kVec> || (needs_sm && a.rows > scope.Multiprocessors()))) {
+        shared = PickSharedRowShape(scope, packs);
+      }
     }
     if (cluster) {
+    } else if (shared.slots > 0) {
+      if constexpr (kVec > 2) {
+        LaunchSharedRows<T, kVec>(scope, shared, x, out, a.rows, a.cols, a.x_stride, a.out_stride,
+                                  a.log);
+      }
     } else if (packed && packs <= kRegisterRowMaxPacks<kVec>) {
       LaunchRegisterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
-    } else if (shared_slots > 0) {
-      if constexpr (kVec > 2) {
-        LaunchSharedRows<T, kVec>(scope, shared_slots, x, out, a.rows, a.cols, a.x_stride,
-                                  a.out_stride, a.log);
-      }
     } else if (!packed && a.cols <= kRegisterRowMaxPacks<1>) {
       LaunchRegisterRows<T, 1>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
     } else {
