@@ -438,8 +438,12 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
 }
 
 // A block size for rows of `packs` packs and the shared slots per thread
-// it needs: the smallest block that holds the row (most rows in flight per
-// SM), of 256, 512 or 1024 threads; slots == 0 if none does.
+// it needs: of 256, 512 and 1024 threads, the one with the most threads
+// resident per SM (the most exp throughput and loads in flight), and of
+// equals the smallest (the most rows in flight: 32000 bfloat16 rows run four
+// 256-thread blocks per SM; 128256 runs one 1024-thread block, where one
+// 512-thread block would hold the row too, at 1.17x the time). slots == 0
+// if none holds the row.
 struct SharedRowShape {
   int threads = 0;
   int slots = 0;
@@ -448,15 +452,18 @@ struct SharedRowShape {
 
 inline SharedRowShape PickSharedRowShape(const DeviceScope& scope, int64_t packs) {
   constexpr int64_t kStaticBytes = 1024;  // the reduction scratch and the block's reserve
+  SharedRowShape best;
   for (int threads = 256; threads <= 1024; threads *= 2) {
     const int64_t slots = (packs + threads - 1) / threads - kSharedRowRegPacks;
     const int64_t bytes = slots * threads * 16 + kStaticBytes;
     if (slots < 1 || bytes > scope.SharedMemoryPerBlock()) continue;
     const int64_t by_memory = scope.SharedMemoryPerSm() / bytes;
-    return {threads, static_cast<int>(slots),
-            static_cast<int>(std::min<int64_t>(by_memory, 1024 / threads))};  // 64 registers each
+    const int blocks = static_cast<int>(std::min<int64_t>(by_memory, 1024 / threads));  // 64 registers
+    if (blocks * threads > best.blocks_per_sm * best.threads) {
+      best = {threads, static_cast<int>(slots), blocks};
+    }
   }
-  return {};
+  return best;
 }
 
 template <class T, int kVec>
@@ -799,15 +806,16 @@ void Softmax(const SoftmaxArgs& a) {
         }
       }
     }
-    // Rows too long for the register kernel, and, when there are more rows
-    // than SMs, rows it would give 1024 threads (one row per SM): the shared
-    // kernel, where it holds them. Up to one row per SM, a 1024-thread row
-    // is the shorter latency.
+    // Rows too long for the register kernel, and, when there are rows for
+    // more than two waves of SMs, rows it would give 1024 threads (one row
+    // per SM): the shared kernel, where it holds them. With fewer rows, a
+    // 1024-thread row is the shorter latency (256 x 32000 log_softmax: 17.0
+    // against 19.6 us in 256-thread blocks).
     SharedRowShape shared;
     if constexpr (kVec > 2) {
       const bool needs_sm = packs > int64_t{kMaxBlockThreads / 2} * kPacksMax<kVec>;
       if (packed && !cluster &&
-          (packs > kRegisterRowMaxPacks<kVec> || (needs_sm && a.rows > scope.Multiprocessors()))) {
+          (packs > kRegisterRowMaxPacks<kVec> || (needs_sm && a.rows > 2 * int64_t{scope.Multiprocessors()}))) {
         shared = PickSharedRowShape(scope, packs);
       }
     }
