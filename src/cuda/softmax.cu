@@ -179,7 +179,8 @@ __device__ __forceinline__ void GroupReduce(C (&v)[N], C* shared, Op op) {
 // Row r is held by threads [g*kGroup, (g+1)*kGroup) of a block, lane l owning
 // packs l, l + kGroup, ... (coalesced): all its loads are issued before the
 // first use, the row is read from memory once, and softmax's exp(x - max) is
-// computed once where the values fit in 16 registers (recomputed otherwise).
+// computed once where the values fit in 32 registers (recomputed otherwise; up
+// to 32 float exps are kept, which spills nowhere at the 64-register cap).
 // Per element, the sum pass is a subtraction, an expf and an add (log_softmax
 // adds the ones/rest split): the kernel is close to issue-bound for 16-bit
 // types, so nothing else is done per element. cols <= kGroup * kPacks * kVec
@@ -193,7 +194,7 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
   using P = Pack<T, kVec>;
   constexpr int kBlock = RowBlockThreads<kGroup>();
   constexpr int kRowsPerBlock = kBlock / kGroup;
-  constexpr bool kKeepExps = !kLog && kPacks * kVec * sizeof(C) <= 64;
+  constexpr bool kKeepExps = !kLog && kPacks * kVec * sizeof(C) <= 128;
   __shared__ C shared[2 * kBlock / 32];
   const int lane = threadIdx.x % kGroup;
   const int64_t packs = cols / kVec;
