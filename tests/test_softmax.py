@@ -369,6 +369,27 @@ def test_cuda_vocabulary_rows(dtype, op):
 
 
 @requires_cuda
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cuda_many_long_rows(dtype, op):
+    """More long rows than clusters hold (40: a cluster row takes 8 blocks of
+    an SM's 1-2): rows in registers and shared memory, one block each (up to
+    155648 16-bit or 77824 float32 values), and past that the online kernel;
+    more rows than SMs (300) of lengths the register kernel holds in 1024
+    threads go to that kernel's smaller blocks. Special rows among them."""
+    ours, theirs = op
+    for rows, length in [(300, 16392), (300, 32000), (40, 32776), (40, 65544), (40, 128256),
+                         (40, 155648), (40, 155656)]:
+        x = rows_of(rows, length, dtype, "cuda", seed=length)
+        x[0, ::3] = -INF
+        x[1, :] = -INF
+        x[2, length // 3] = INF
+        x[3, length - 5] = NAN
+        x[4, 7] = 1e4 if dtype != torch.float16 else 6e4  # a dominating max
+        check(ours(x), x, theirs)
+
+
+@requires_cuda
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cuda_dominating_max(dtype):
     check_dominating_max(dtype, "cuda")

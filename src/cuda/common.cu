@@ -12,30 +12,40 @@ int DeviceScope::StreamingBlocks(int64_t work_items, int threads) const {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(needed, int64_t{sms} * 16)));
 }
 
-int DeviceScope::Multiprocessors() const {
-  // The SM count is cached per device: launchers ask on every call.
+namespace {
+
+// A device attribute, cached per device: launchers ask on every call, and
+// cudaDeviceGetAttribute is a driver call. kSlot names the attribute's cache.
+template <int kSlot>
+int CachedAttribute(int device_id, cudaDeviceAttr attr) {
   constexpr int kCachedDevices = 64;
-  static std::atomic<int> cached_sms[kCachedDevices] = {};
-  int sms = device_id_ < kCachedDevices ? cached_sms[device_id_].load(std::memory_order_relaxed) : 0;
-  if (sms == 0) {
-    HETKERN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_id_));
-    if (device_id_ < kCachedDevices) cached_sms[device_id_].store(sms, std::memory_order_relaxed);
+  static std::atomic<int> cached[kCachedDevices] = {};  // value + 1; 0: unknown
+  int known = device_id < kCachedDevices ? cached[device_id].load(std::memory_order_relaxed) : 0;
+  if (known == 0) {
+    int value = 0;
+    HETKERN_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device_id));
+    known = value + 1;
+    if (device_id < kCachedDevices) cached[device_id].store(known, std::memory_order_relaxed);
   }
-  return sms;
+  return known - 1;
+}
+
+}  // namespace
+
+int DeviceScope::Multiprocessors() const {
+  return CachedAttribute<0>(device_id_, cudaDevAttrMultiProcessorCount);
 }
 
 bool DeviceScope::HasDependentLaunch() const {
-  // Cached per device like the SM count: 0 unknown, 1 no, 2 yes.
-  constexpr int kCachedDevices = 64;
-  static std::atomic<int> cached[kCachedDevices] = {};
-  int known = device_id_ < kCachedDevices ? cached[device_id_].load(std::memory_order_relaxed) : 0;
-  if (known == 0) {
-    int major = 0;
-    HETKERN_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device_id_));
-    known = major >= 9 ? 2 : 1;
-    if (device_id_ < kCachedDevices) cached[device_id_].store(known, std::memory_order_relaxed);
-  }
-  return known == 2;
+  return CachedAttribute<1>(device_id_, cudaDevAttrComputeCapabilityMajor) >= 9;
+}
+
+int DeviceScope::SharedMemoryPerBlock() const {
+  return CachedAttribute<2>(device_id_, cudaDevAttrMaxSharedMemoryPerBlockOptin);
+}
+
+int DeviceScope::SharedMemoryPerSm() const {
+  return CachedAttribute<3>(device_id_, cudaDevAttrMaxSharedMemoryPerMultiprocessor);
 }
 
 }  // namespace cuda

@@ -41,6 +41,9 @@ class DeviceScope {
   bool HasDependentLaunch() const;
   // Whether the device has thread block clusters (sm_90 and later, too).
   bool HasClusters() const { return HasDependentLaunch(); }
+  // The most shared memory one block may ask for (cudaFuncSetAttribute).
+  int SharedMemoryPerBlock() const;
+  int SharedMemoryPerSm() const;
 
  private:
   tvm::ffi::CUDADeviceGuard guard_;

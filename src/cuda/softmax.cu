@@ -4,9 +4,11 @@
 // per row, each holding up to 16 (32 for the longest rows) values, keeps the
 // row in registers: one global read, one write. Longer rows, when few (a
 // decode step's logits): a cluster of 2-8 blocks per row keeps it in
-// registers (sm_90+). Otherwise one block per row, an online (max, sum) pass
-// over the row, a block reduction, then a read+write pass (the re-read
-// mostly hits L2).
+// registers (sm_90+). Many rows of more than 16384 values, up to what an SM
+// holds (155648 16-bit values): one block per row keeps it in registers and
+// shared memory, several rows per SM where they fit. Otherwise one block per
+// row, an online (max, sum) pass over the row, a block reduction, then a
+// read+write pass (the re-read mostly hits L2).
 // 16-byte packs wherever x and out allow, scalar elements otherwise.
 //
 // Sums of exp(x - max) are kept as ones + rest, as on the CPU (softmax.h):
@@ -18,6 +20,7 @@
 #include <cstdint>
 
 #include <cooperative_groups.h>
+#include <cuda_pipeline.h>
 
 #include <type_traits>
 
@@ -176,7 +179,8 @@ __device__ __forceinline__ void GroupReduce(C (&v)[N], C* shared, Op op) {
 // Row r is held by threads [g*kGroup, (g+1)*kGroup) of a block, lane l owning
 // packs l, l + kGroup, ... (coalesced): all its loads are issued before the
 // first use, the row is read from memory once, and softmax's exp(x - max) is
-// computed once where the values fit in 16 registers (recomputed otherwise).
+// computed once where the values fit in 32 registers (recomputed otherwise; up
+// to 32 float exps are kept, which spills nowhere at the 64-register cap).
 // Per element, the sum pass is a subtraction, an expf and an add (log_softmax
 // adds the ones/rest split): the kernel is close to issue-bound for 16-bit
 // types, so nothing else is done per element. cols <= kGroup * kPacks * kVec
@@ -190,7 +194,7 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
   using P = Pack<T, kVec>;
   constexpr int kBlock = RowBlockThreads<kGroup>();
   constexpr int kRowsPerBlock = kBlock / kGroup;
-  constexpr bool kKeepExps = !kLog && kPacks * kVec * sizeof(C) <= 64;
+  constexpr bool kKeepExps = !kLog && kPacks * kVec * sizeof(C) <= 128;
   __shared__ C shared[2 * kBlock / 32];
   const int lane = threadIdx.x % kGroup;
   const int64_t packs = cols / kVec;
@@ -324,6 +328,167 @@ void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t ro
   } else if constexpr (kGroup < kMaxBlockThreads) {
     LaunchRegisterRows<T, kVec, kGroup * 2, kPacks>(scope, x, out, rows, cols, x_stride, out_stride, log);
   }
+}
+
+// ---- Long rows in registers and shared memory: one read, one write ---------
+
+// Rows the register kernel would give a whole SM (more than 16384 values:
+// one 1024-thread row in flight per SM), up to what one SM's registers and
+// shared memory hold (155648 16-bit or 77824 float32 values on an H100; not
+// float64, whose 2-lane packs would spill): a block of kThreads per row,
+// kSharedRowRegPacks packs per thread in registers and the rest in shared
+// memory, with the smallest block that fits so that several rows are in
+// flight per SM (32000 bfloat16: four 256-thread rows). Each thread reads back only the slots it filled, so no barrier
+// guards them, and cp.async fills them, so that all of a row's loads are in
+// flight at once. The online kernel below reads such a row twice, and with
+// a row in flight per SM its re-read misses L2 (4096 x 128256 bfloat16: 1.52
+// TB/s). The arithmetic is the register kernel's (the same results).
+constexpr int kSharedRowRegPacks = 5;  // 20 registers of data: no spills at 64
+
+template <class T, int kVec, int kThreads, bool kLog>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
+    SharedRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
+                     int64_t out_stride, int shared_slots) {
+  using Types = CudaTypes<T>;
+  using C = typename Types::Compute;
+  using P = Pack<T, kVec>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  P* const slots = reinterpret_cast<P*>(shared_bytes);  // [shared_slots][kThreads]
+  __shared__ C scratch[2 * kThreads / 32];
+  const int lane = threadIdx.x;
+  const int64_t packs = cols / kVec;
+  P neg_inf;
+#pragma unroll
+  for (int k = 0; k < kVec; ++k) neg_inf.lane[k] = Types::Store(NegInf<C>());
+  const auto fmax_op = [](C a, C b) { return fmax(a, b); };
+  const auto sum_op = [](C a, C b) { return a + b; };
+  const auto pack_index = [&](int slot) { return int64_t{slot} * kThreads + lane; };
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const P* xr = reinterpret_cast<const P*>(x + row * x_stride);
+    for (int s = 0; s < shared_slots; ++s) {
+      const int64_t p = pack_index(kSharedRowRegPacks + s);
+      P* slot = &slots[pack_index(s)];
+      if (p < packs) {
+        __pipeline_memcpy_async(slot, xr + p, sizeof(P));
+      } else {
+        *slot = neg_inf;
+      }
+    }
+    __pipeline_commit();
+    P cache[kSharedRowRegPacks];
+#pragma unroll
+    for (int s = 0; s < kSharedRowRegPacks; ++s) {
+      cache[s] = pack_index(s) < packs ? xr[pack_index(s)] : neg_inf;
+    }
+    C maxes[1] = {NegInf<C>()};
+    const auto max_of = [&](const P& pack) {
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) maxes[0] = fmax(maxes[0], Types::Load(pack.lane[k]));
+    };
+#pragma unroll
+    for (int s = 0; s < kSharedRowRegPacks; ++s) max_of(cache[s]);
+    __pipeline_wait_prior(0);
+    for (int s = 0; s < shared_slots; ++s) max_of(slots[pack_index(s)]);
+    GroupReduce<kThreads>(maxes, scratch, fmax_op);
+    const C max = maxes[0];
+    const C shift = max == NegInf<C>() ? C(0) : max;  // as in RegisterRowsKernel
+    ExpSum<C> sum{C(0), C(0)};
+    const auto sum_of = [&](const P& pack) {
+      ExpSum<C> pack_sum{C(0), C(0)};
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        const C v = Types::Load(pack.lane[k]);
+        if (kLog && v - max == C(0)) {
+          pack_sum.ones += C(1);
+        } else {
+          pack_sum.rest += Exp(v - shift);
+        }
+      }
+      sum = sum + pack_sum;
+    };
+#pragma unroll
+    for (int s = 0; s < kSharedRowRegPacks; ++s) sum_of(cache[s]);
+    for (int s = 0; s < shared_slots; ++s) sum_of(slots[pack_index(s)]);
+    if constexpr (kLog) {
+      C sums[2] = {sum.ones, sum.rest};
+      GroupReduce<kThreads>(sums, scratch, sum_op);
+      sum = {sums[0], sums[1]};
+    } else {
+      C sums[1] = {sum.rest};
+      GroupReduce<kThreads>(sums, scratch, sum_op);
+      sum.rest = sums[0];
+    }
+    const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.rest;
+    P* outr = reinterpret_cast<P*>(out + row * out_stride);
+    const auto store = [&](const P& in, int64_t p) {
+      if (p >= packs) return;
+      P pack;
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        const C v = Types::Load(in.lane[k]);
+        pack.lane[k] = Types::Store(kLog ? (v - max) - scale : Exp(v - shift) * scale);
+      }
+      outr[p] = pack;
+    };
+#pragma unroll
+    for (int s = 0; s < kSharedRowRegPacks; ++s) store(cache[s], pack_index(s));
+    for (int s = 0; s < shared_slots; ++s) {
+      store(slots[pack_index(s)], pack_index(kSharedRowRegPacks + s));
+    }
+  }
+}
+
+// A block size for rows of `packs` packs and the shared slots per thread
+// it needs: of 256, 512 and 1024 threads, the one with the most threads
+// resident per SM (the most exp throughput and loads in flight), and of
+// equals the smallest (the most rows in flight: 32000 bfloat16 rows run four
+// 256-thread blocks per SM; 128256 runs one 1024-thread block, where one
+// 512-thread block would hold the row too, at 1.17x the time). slots == 0
+// if none holds the row.
+struct SharedRowShape {
+  int threads = 0;
+  int slots = 0;
+  int blocks_per_sm = 0;
+};
+
+inline SharedRowShape PickSharedRowShape(const DeviceScope& scope, int64_t packs) {
+  constexpr int64_t kStaticBytes = 1024;  // the reduction scratch and the block's reserve
+  SharedRowShape best;
+  for (int threads = 256; threads <= 1024; threads *= 2) {
+    const int64_t slots = (packs + threads - 1) / threads - kSharedRowRegPacks;
+    const int64_t bytes = slots * threads * 16 + kStaticBytes;
+    if (slots < 1 || bytes > scope.SharedMemoryPerBlock()) continue;
+    const int64_t by_memory = scope.SharedMemoryPerSm() / bytes;
+    const int blocks = static_cast<int>(std::min<int64_t>(by_memory, 1024 / threads));  // 64 registers
+    if (blocks * threads > best.blocks_per_sm * best.threads) {
+      best = {threads, static_cast<int>(slots), blocks};
+    }
+  }
+  return best;
+}
+
+template <class T, int kVec>
+void LaunchSharedRows(const DeviceScope& scope, const SharedRowShape& shape, const T* x, T* out,
+                      int64_t rows, int64_t cols, int64_t x_stride, int64_t out_stride, bool log) {
+  const int bytes = shape.slots * shape.threads * 16;
+  const int blocks = static_cast<int>(
+      std::min<int64_t>(rows, int64_t{shape.blocks_per_sm} * scope.Multiprocessors()));
+  const auto launch = [&](auto kernel) {
+    HETKERN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    kernel<<<blocks, shape.threads, bytes, scope.stream()>>>(x, out, rows, cols, x_stride,
+                                                             out_stride, shape.slots);
+  };
+  const auto with_threads = [&](auto threads) {
+    constexpr int kThreads = decltype(threads)::value;
+    if (log) {
+      launch(SharedRowsKernel<T, kVec, kThreads, true>);
+    } else {
+      launch(SharedRowsKernel<T, kVec, kThreads, false>);
+    }
+  };
+  if (shape.threads == 256) return with_threads(std::integral_constant<int, 256>{});
+  if (shape.threads == 512) return with_threads(std::integral_constant<int, 512>{});
+  with_threads(std::integral_constant<int, 1024>{});
 }
 
 // ---- Long rows: one block per row, online (max, sum) then write -------------
@@ -642,7 +807,25 @@ void Softmax(const SoftmaxArgs& a) {
         }
       }
     }
+    // Rows too long for the register kernel, and, when there are rows for
+    // more than two waves of SMs, rows it would give 1024 threads (one row
+    // per SM): the shared kernel, where it holds them. With fewer rows, a
+    // 1024-thread row is the shorter latency (256 x 32000 log_softmax: 17.0
+    // against 19.6 us in 256-thread blocks).
+    SharedRowShape shared;
+    if constexpr (kVec > 2) {
+      const bool needs_sm = packs > int64_t{kMaxBlockThreads / 2} * kPacksMax<kVec>;
+      if (packed && !cluster &&
+          (packs > kRegisterRowMaxPacks<kVec> || (needs_sm && a.rows > 2 * int64_t{scope.Multiprocessors()}))) {
+        shared = PickSharedRowShape(scope, packs);
+      }
+    }
     if (cluster) {
+    } else if (shared.slots > 0) {
+      if constexpr (kVec > 2) {
+        LaunchSharedRows<T, kVec>(scope, shared, x, out, a.rows, a.cols, a.x_stride, a.out_stride,
+                                  a.log);
+      }
     } else if (packed && packs <= kRegisterRowMaxPacks<kVec>) {
       LaunchRegisterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
     } else if (!packed && a.cols <= kRegisterRowMaxPacks<1>) {
