@@ -145,14 +145,25 @@ def sdist(tmp_path_factory):
     return out / name
 
 
+def without_cuda_toolkit(env: dict) -> dict:
+    """env as on a machine without CUDA: no directory holding nvcc on PATH,
+    no variable naming a CUDA compiler (Meson finds nvcc only through those)."""
+    path = [d for d in env["PATH"].split(os.pathsep) if d and shutil.which("nvcc", path=d) is None]
+    env = {k: v for k, v in env.items() if k not in ("CUDACXX", "NVCC")}
+    return dict(env, PATH=os.pathsep.join(path))
+
+
 @pytest.fixture(scope="module")
 def wheel(sdist, tmp_path_factory):
-    """A CPU-only wheel built from the sdist with wrap downloads forbidden:
-    Highway's source must be inside the sdist."""
+    """The wheel built from the sdist as on a machine without CUDA: default
+    options (cuda=auto) and no nvcc, so a CPU-only wheel (the tests below check
+    that), with wrap downloads forbidden: Highway's source must be inside the
+    sdist."""
     out = tmp_path_factory.mktemp("wheel")
+    env = without_cuda_toolkit(BUILD_ENV)
+    assert shutil.which("nvcc", path=env["PATH"]) is None
     run(sys.executable, "-m", "pip", "wheel", "-q", "--no-build-isolation", "--no-deps",
-        "-w", str(out), "-Csetup-args=-Dcuda=disabled", "-Csetup-args=--wrap-mode=nodownload",
-        str(sdist), env=BUILD_ENV)
+        "-w", str(out), "-Csetup-args=--wrap-mode=nodownload", str(sdist), env=env)
     (whl,) = out.glob("*.whl")
     return whl
 

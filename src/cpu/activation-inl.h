@@ -221,23 +221,15 @@ struct ActivationOp {
 };
 
 // out[i] = op(d, gate[i]) * up[i] for i in [0, n), in the compute type and
-// rounded once. Full vectors, then the tail on a 1-lane tag with the same body.
+// rounded once.
 template <class T, class Op>
 HWY_INLINE void MapGated(const T* gate, const T* up, T* out, size_t n, const Op& op) {
-  using C = ComputeType<T>;
-  const hn::ScalableTag<C> d;
-  const size_t lanes = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
+  ForEachVector<ComputeType<T>>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
     PrefetchAhead(gate + i);
     PrefetchAhead(up + i);
     PrefetchAhead<1>(out + i);
-    StoreAs(hn::Mul(op(d, LoadAs(d, gate + i)), LoadAs(d, up + i)), d, out + i);
-  }
-  const hn::CappedTag<C, 1> d1;
-  for (; i < n; ++i) {
-    StoreAs(hn::Mul(op(d1, LoadAs(d1, gate + i)), LoadAs(d1, up + i)), d1, out + i);
-  }
+    io.Store(hn::Mul(op(d, io.Load(d, gate + i)), io.Load(d, up + i)), d, out + i);
+  });
 }
 
 }  // namespace HWY_NAMESPACE

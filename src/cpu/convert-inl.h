@@ -2,10 +2,13 @@
 // round-to-nearest-even, on every Highway target.
 //
 // float16/bfloat16 are computed in float32 (as torch does); float32 and
-// float64 in themselves. On targets without F16C, Highway 1.0.3 truncates in
-// DemoteTo(f16) and turns inf/NaN into finite numbers in PromoteTo(f16); its
-// DemoteTo(bf16) truncates everywhere. Those conversions are our own here,
-// kept under Highway 1.3: the tests prove them bit-exact on every target.
+// float64 in themselves. The integer conversions below were written for
+// Highway 1.0.3, whose DemoteTo(f16) truncated and PromoteTo(f16) made inf
+// and NaN finite on targets without F16C, and whose DemoteTo(bf16)
+// truncated everywhere. Highway 1.3's emulations round to nearest even too;
+// ours stay because the exhaustive tests prove them bit-equal to torch on
+// every target (subnormals, NaN payloads), and the F16C path (AVX2 and up)
+// is Highway's own PromoteTo/DemoteTo.
 // On AVX512-BF16 targets (AVX3_ZEN4, AVX3_SPR) float32 -> bfloat16 is the
 // native vcvtneps2bf16, which rounds to nearest even and quietens NaN as we
 // do but flushes subnormal inputs to zero: a vector holding one falls back
@@ -18,6 +21,9 @@
 #else
 #define HETKERN_CPU_CONVERT_INL_H_
 #endif
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include <hwy/highway.h>
 
@@ -164,19 +170,51 @@ HWY_INLINE hn::Vec<DF> RoundedToBF16(DF df, hn::Vec<DF> v) {
 #endif
 }
 
+// 16-bit storage type T, as raw bits, <-> float32 compute vectors (exact
+// widening; narrowing rounds to nearest even). The loads and stores below
+// and rope's (de-)interleaving move 16-bit lanes as integers and convert
+// with these.
+template <class T, class D>
+HWY_INLINE hn::Vec<D> HalfBitsToCompute(D d, hn::Vec<hn::Rebind<uint16_t, D>> bits) {
+  static_assert(hwy::IsSame<T, hwy::float16_t>() || hwy::IsSame<T, hwy::bfloat16_t>(),
+                "storage type must be the compute type or a 16-bit float");
+  if constexpr (hwy::IsSame<T, hwy::bfloat16_t>() || HETKERN_HWY_F16C) {
+    return hn::PromoteTo(d, hn::BitCast(hn::Rebind<T, D>(), bits));  // exact
+  } else {
+    return F16BitsToF32(d, bits);
+  }
+}
+
+template <class T, class D>
+HWY_INLINE hn::Vec<hn::Rebind<uint16_t, D>> ComputeToHalfBits(D d, hn::Vec<D> v) {
+  static_assert(hwy::IsSame<T, hwy::float16_t>() || hwy::IsSame<T, hwy::bfloat16_t>(),
+                "storage type must be the compute type or a 16-bit float");
+  if constexpr (hwy::IsSame<T, hwy::bfloat16_t>()) {
+    return F32ToBF16Bits(d, v);
+  } else if constexpr (HETKERN_HWY_F16C) {
+    // vcvtps2ph rounds to nearest even.
+    return hn::BitCast(hn::Rebind<uint16_t, D>(), hn::DemoteTo(hn::Rebind<T, D>(), v));
+  } else {
+    return F32ToF16Bits(d, v);
+  }
+}
+
+template <class T>
+HWY_INLINE const uint16_t* HalfBits(const T* p) {
+  return reinterpret_cast<const uint16_t*>(p);
+}
+template <class T>
+HWY_INLINE uint16_t* HalfBits(T* p) {
+  return reinterpret_cast<uint16_t*>(p);
+}
+
 // Loads Lanes(d) elements of storage type T from p as compute vectors.
 template <class D, class T>
 HWY_INLINE hn::Vec<D> LoadAs(D d, const T* HWY_RESTRICT p) {
   if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
     return hn::LoadU(d, p);
-  } else if constexpr (hwy::IsSame<T, hwy::bfloat16_t>() || HETKERN_HWY_F16C) {
-    static_assert(hwy::IsSame<T, hwy::float16_t>() || hwy::IsSame<T, hwy::bfloat16_t>(),
-                  "storage type must be the compute type or a 16-bit float");
-    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<T, D>(), p));  // exact
   } else {
-    static_assert(hwy::IsSame<T, hwy::float16_t>(), "unsupported storage type");
-    const hn::Rebind<uint16_t, D> du16;
-    return F16BitsToF32(d, hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p)));
+    return HalfBitsToCompute<T>(d, hn::LoadU(hn::Rebind<uint16_t, D>(), HalfBits(p)));
   }
 }
 
@@ -185,18 +223,69 @@ template <class D, class T>
 HWY_INLINE void StoreAs(hn::Vec<D> v, D d, T* HWY_RESTRICT p) {
   if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
     hn::StoreU(v, d, p);
-  } else if constexpr (hwy::IsSame<T, hwy::bfloat16_t>()) {
-    hn::StoreU(F32ToBF16Bits(d, v), hn::Rebind<uint16_t, D>(), reinterpret_cast<uint16_t*>(p));
   } else {
-    static_assert(hwy::IsSame<T, hwy::float16_t>(), "unsupported storage type");
-    if constexpr (HETKERN_HWY_F16C) {
-      // vcvtps2ph already rounds to nearest even.
-      hn::StoreU(hn::DemoteTo(hn::Rebind<T, D>(), v), hn::Rebind<T, D>(), p);
-    } else {
-      hn::StoreU(F32ToF16Bits(d, v), hn::Rebind<uint16_t, D>(), reinterpret_cast<uint16_t*>(p));
-    }
+    hn::StoreU(ComputeToHalfBits<T>(d, v), hn::Rebind<uint16_t, D>(), HalfBits(p));
   }
 }
+
+// Tails (Highway's LoadN/StoreN): the first `count` (<= Lanes(d)) elements
+// only; nothing past them is read or written. LoadNAs fills the other lanes
+// with zero, LoadNOrAs with the lanes of `no` (a value T represents exactly).
+template <class D, class T>
+HWY_INLINE hn::Vec<D> LoadNAs(D d, const T* HWY_RESTRICT p, size_t count) {
+  if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
+    return hn::LoadN(d, p, count);
+  } else {
+    return HalfBitsToCompute<T>(d, hn::LoadN(hn::Rebind<uint16_t, D>(), HalfBits(p), count));
+  }
+}
+
+template <class D, class T>
+HWY_INLINE hn::Vec<D> LoadNOrAs(hn::Vec<D> no, D d, const T* HWY_RESTRICT p, size_t count) {
+  if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
+    return hn::LoadNOr(no, d, p, count);
+  } else {
+    const hn::Rebind<uint16_t, D> du16;
+    return HalfBitsToCompute<T>(d, hn::LoadNOr(ComputeToHalfBits<T>(d, no), du16, HalfBits(p), count));
+  }
+}
+
+template <class D, class T>
+HWY_INLINE void StoreNAs(hn::Vec<D> v, D d, T* HWY_RESTRICT p, size_t count) {
+  if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
+    hn::StoreN(v, d, p, count);
+  } else {
+    hn::StoreN(ComputeToHalfBits<T>(d, v), hn::Rebind<uint16_t, D>(), HalfBits(p), count);
+  }
+}
+
+// How a loop body reads and writes the vector at its index, so that one body
+// serves the full vectors (FullVector: LoadAs/StoreAs) and the tail
+// (PartialVector: the first `count` lanes, LoadNAs/StoreNAs). The lanes of a
+// partial vector past `count` hold zeros; lane-wise arithmetic on them is
+// harmless, and they are never stored.
+struct FullVector {
+  template <class D, class T>
+  HWY_INLINE hn::Vec<D> Load(D d, const T* HWY_RESTRICT p) const {
+    return LoadAs(d, p);
+  }
+  template <class D, class T>
+  HWY_INLINE void Store(hn::Vec<D> v, D d, T* HWY_RESTRICT p) const {
+    StoreAs(v, d, p);
+  }
+};
+
+struct PartialVector {
+  size_t count;
+  template <class D, class T>
+  HWY_INLINE hn::Vec<D> Load(D d, const T* HWY_RESTRICT p) const {
+    return LoadNAs(d, p, count);
+  }
+  template <class D, class T>
+  HWY_INLINE void Store(hn::Vec<D> v, D d, T* HWY_RESTRICT p) const {
+    StoreNAs(v, d, p, count);
+  }
+};
 
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu

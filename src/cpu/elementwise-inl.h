@@ -38,37 +38,36 @@ HWY_INLINE void PrefetchAhead(const T* p) {
   __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + kPrefetchBytes), kWrite);
 }
 
-// Calls body(d, i) for every full vector of lane type C in [0, n), then
-// body(d1, i) with a 1-lane tag for each element of the tail, so one body
-// (written once, for any tag) serves both.
+// Calls body(d, i, io) for every vector of lane type C in [0, n): io is
+// FullVector{} for the full ones, then PartialVector{n - i} for the tail
+// (convert-inl.h), so one body (loading and storing through io) serves both.
 template <class C, class Body>
 HWY_INLINE void ForEachVector(size_t n, const Body& body) {
   const hn::ScalableTag<C> d;
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
-  for (; i + lanes <= n; i += lanes) body(d, i);
-  const hn::CappedTag<C, 1> d1;
-  for (; i < n; ++i) body(d1, i);
+  for (; i + lanes <= n; i += lanes) body(d, i, FullVector{});
+  if (i < n) body(d, i, PartialVector{n - i});
 }
 
 // out[i] = op(d, x[i]) for i in [0, n). out may equal x; no other overlap.
 template <class T, class Op>
 HWY_INLINE void MapUnary(const T* x, T* out, size_t n, const Op& op) {
-  ForEachVector<ComputeType<T>>(n, [&](auto d, size_t i) HWY_ATTR {
+  ForEachVector<ComputeType<T>>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
     PrefetchAhead(x + i);
     PrefetchAhead<1>(out + i);
-    StoreAs(op(d, LoadAs(d, x + i)), d, out + i);
+    io.Store(op(d, io.Load(d, x + i)), d, out + i);
   });
 }
 
 // out[i] = op(d, x[i], y[i]) for i in [0, n). out may equal x or y.
 template <class T, class Op>
 HWY_INLINE void MapBinary(const T* x, const T* y, T* out, size_t n, const Op& op) {
-  ForEachVector<ComputeType<T>>(n, [&](auto d, size_t i) HWY_ATTR {
+  ForEachVector<ComputeType<T>>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
     PrefetchAhead(x + i);
     PrefetchAhead(y + i);
     PrefetchAhead<1>(out + i);
-    StoreAs(op(d, LoadAs(d, x + i), LoadAs(d, y + i)), d, out + i);
+    io.Store(op(d, io.Load(d, x + i), io.Load(d, y + i)), d, out + i);
   });
 }
 
@@ -90,8 +89,8 @@ HWY_INLINE void MapBinaryPeriodic(const T* x, const T* y, size_t period, T* out,
 template <class DF, class V64>
 HWY_INLINE hn::Vec<DF> F64ToF32(DF df, V64 v) {
 #if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
-  // Highway 1.0.3 emulates DemoteTo by clamping to +-FLT_MAX (inf included);
-  // the C++ conversion is the IEEE one.
+  // Highway's DemoteTo there (1.3.0 as 1.0.3) clamps everything beyond
+  // +-FLT_MAX, inf included, to +-FLT_MAX; the C++ conversion is IEEE's.
   const hn::Rebind<double, DF> dd;
   HWY_ALIGN double wide[hn::MaxLanes(dd)];
   HWY_ALIGN float narrow[hn::MaxLanes(df)];
@@ -127,10 +126,10 @@ HWY_INLINE void MapConvert(const TIn* x, TOut* out, size_t n) {
   using COut = ComputeType<TOut>;
   // Iterate with the wider compute type's lane count; the other is rebound.
   using CWide = std::conditional_t<sizeof(CIn) >= sizeof(COut), CIn, COut>;
-  ForEachVector<CWide>(n, [&](auto d, size_t i) HWY_ATTR {
+  ForEachVector<CWide>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
     const hn::Rebind<CIn, decltype(d)> d_in;
     const hn::Rebind<COut, decltype(d)> d_out;
-    StoreAs(ConvertCompute(d_out, LoadAs(d_in, x + i)), d_out, out + i);
+    io.Store(ConvertCompute(d_out, io.Load(d_in, x + i)), d_out, out + i);
   });
 }
 

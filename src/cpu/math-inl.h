@@ -5,11 +5,18 @@
 //   same reduction and polynomial with the final scaling by 2^k done by one
 //   vscalefps instead of integer exponent arithmetic and two multiplies:
 //   ~15 instead of ~25 instructions per vector.
-// * DivBounded(a, b): a / b for b in [1, 2^64]. vdivps is not pipelined (one
-//   zmm division per ~10 cycles, more than a whole memory-bound element
-//   budget); with FMA, a reciprocal estimate refined by Newton and a
-//   residual correction gives the quotient to within 0.5 ulp + 2^-40
-//   relative, i.e. the correctly rounded one but for near-ties.
+// * DivBounded(a, b): a / b for b in [1, 2^64]. On Intel's AVX-512 cores
+//   vdivps is not pipelined (one zmm division per ~10 cycles, more than a
+//   whole memory-bound element budget); with FMA, a reciprocal estimate
+//   refined by Newton and a residual correction gives the quotient to within
+//   0.5 ulp + 2^-40 relative, i.e. the correctly rounded one but for
+//   near-ties. AMD Zen 4 divides faster than that sequence (sigmoid 0.35 vs
+//   0.46 ns per element, docs/performance.md), so AVX3_ZEN4 (the target of
+//   Zen 4/5) keeps Highway's Div.
+//
+// Highway 1.3's contrib Exp/Expm1/Tanh are 1.0.3's algorithms. Below AVX3
+// and for float64 we use them; on AVX3 float32 the vscalefps versions stay,
+// faster at the same accuracy (exp 0.29 vs 0.40 ns per element on Zen 4).
 
 #if defined(HETKERN_CPU_MATH_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef HETKERN_CPU_MATH_INL_H_
@@ -20,6 +27,14 @@
 
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
+
+// Whether DivBounded divides (vdivps) rather than refining a reciprocal.
+#undef HETKERN_HWY_DIVIDE
+#if HWY_TARGET == HWY_AVX3_ZEN4 || !HWY_NATIVE_FMA
+#define HETKERN_HWY_DIVIDE 1
+#else
+#define HETKERN_HWY_DIVIDE 0
+#endif
 
 // vscalefps (AVX-512F, and AVX-512VL for the 128/256-bit tail vectors).
 #undef HETKERN_HWY_SCALEF
@@ -108,10 +123,11 @@ HWY_INLINE hn::Vec<D> ExponentialMinus1(D d, hn::Vec<D> v) {
 
 // a / b for b in [1, 2^64] (finite, normal reciprocal) and any a, NaN and
 // infinities included. Within 0.5 ulp + 2^-40 relative of a / b with FMA
-// (the residual a - b q is then exact); plain division without.
+// (the residual a - b q is then exact); plain division without FMA, for
+// float64, and on AVX3_ZEN4 (HETKERN_HWY_DIVIDE).
 template <class D>
 HWY_INLINE hn::Vec<D> DivBounded(D d, hn::Vec<D> a, hn::Vec<D> b) {
-  if constexpr (sizeof(hn::TFromD<D>) == 4 && HWY_NATIVE_FMA) {
+  if constexpr (sizeof(hn::TFromD<D>) == 4 && !HETKERN_HWY_DIVIDE) {
     const auto one = hn::Set(d, 1.0f);
     auto r = hn::ApproximateReciprocal(b);               // 2^-12 (AVX3: 2^-14)
     r = hn::MulAdd(r, hn::NegMulAdd(b, r, one), r);      // Newton: 2^-23

@@ -133,13 +133,14 @@ template <class T, class Op>
 using AccumulatorOf =
     std::conditional_t<hwy::IsSame<T, double>() || Op::kWide, double, float>;
 
-// Lanes(d) elements of storage type T as accumulator vectors.
-template <class D, class T>
-HWY_INLINE hn::Vec<D> LoadAccumulated(D d, const T* HWY_RESTRICT p) {
+// Lanes(d) elements of storage type T as accumulator vectors, loaded through
+// io (FullVector or PartialVector, convert-inl.h).
+template <class D, class T, class IO>
+HWY_INLINE hn::Vec<D> LoadAccumulated(D d, const T* HWY_RESTRICT p, IO io) {
   if constexpr (hwy::IsSame<hn::TFromD<D>, double>() && !hwy::IsSame<T, double>()) {
-    return hn::PromoteTo(d, LoadAs(hn::Rebind<float, D>(), p));
+    return hn::PromoteTo(d, io.Load(hn::Rebind<float, D>(), p));
   } else {
-    return LoadAs(d, p);
+    return io.Load(d, p);
   }
 }
 
@@ -162,11 +163,11 @@ struct RowReducer {
 
   size_t NumLeaves() const { return (n + kLeaf - 1) / kLeaf; }
 
-  // acc with elements [i, i + Lanes(d)) accumulated.
-  template <class DV>
-  HWY_INLINE hn::Vec<DV> Next(DV d, hn::Vec<DV> acc, size_t i) const {
-    const auto xv = LoadAccumulated(d, x + i);
-    const auto yv = Op::kBinary ? LoadAccumulated(d, y + i) : xv;
+  // acc with elements [i, i + Lanes(d)) accumulated (those io loads).
+  template <class DV, class IO = FullVector>
+  HWY_INLINE hn::Vec<DV> Next(DV d, hn::Vec<DV> acc, size_t i, IO io = {}) const {
+    const auto xv = LoadAccumulated(d, x + i, io);
+    const auto yv = Op::kBinary ? LoadAccumulated(d, y + i, io) : xv;
     return Op::Accumulate(d, acc, xv, yv);
   }
 
@@ -176,7 +177,8 @@ struct RowReducer {
   }
 
   // Element i of the leaf goes to lane i % kW: full groups of kW with
-  // vectors, the last partial group one lane at a time (same Step).
+  // vectors, then the last partial group: its vectors load the elements
+  // left (LoadN) and update only those lanes, each with the same operation.
   void Leaf(size_t leaf, A* HWY_RESTRICT lanes) const {
     const D d;
     const size_t step = hn::Lanes(d);
@@ -200,9 +202,11 @@ struct RowReducer {
     }
     for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[v], d, lanes + v * step);
 #endif
-    const D1 d1;
-    for (size_t k = 0; i < end; ++i, ++k) {
-      hn::Store(Next(d1, hn::Load(d1, lanes + k), i), d1, lanes + k);
+    for (size_t k = 0; i < end; i += step, k += step) {
+      const size_t count = HWY_MIN(step, end - i);
+      const auto acc = hn::Load(d, lanes + k);
+      const auto next = Next(d, acc, i, PartialVector{count});
+      hn::Store(hn::IfThenElse(hn::FirstN(d, count), next, acc), d, lanes + k);
     }
   }
 

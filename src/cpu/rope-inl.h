@@ -21,30 +21,6 @@ namespace cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// 16-bit storage type T, as raw bits, <-> float32 compute vectors: the same
-// conversions LoadAs/StoreAs use, for vectors that were shuffled as bits
-// (Highway 1.0.3 de-interleaves integer lanes, not float16/bfloat16 ones).
-template <class T, class D>
-HWY_INLINE hn::Vec<D> HalfBitsToCompute(D d, hn::Vec<hn::Rebind<uint16_t, D>> bits) {
-  if constexpr (hwy::IsSame<T, hwy::bfloat16_t>() || HETKERN_HWY_F16C) {
-    return hn::PromoteTo(d, hn::BitCast(hn::Rebind<T, D>(), bits));  // exact
-  } else {
-    return F16BitsToF32(d, bits);
-  }
-}
-
-template <class T, class D>
-HWY_INLINE hn::Vec<hn::Rebind<uint16_t, D>> ComputeToHalfBits(D d, hn::Vec<D> v) {
-  if constexpr (hwy::IsSame<T, hwy::bfloat16_t>()) {
-    return F32ToBF16Bits(d, v);
-  } else if constexpr (HETKERN_HWY_F16C) {
-    // vcvtps2ph rounds to nearest even.
-    return hn::BitCast(hn::Rebind<uint16_t, D>(), hn::DemoteTo(hn::Rebind<T, D>(), v));
-  } else {
-    return F32ToF16Bits(d, v);
-  }
-}
-
 // x, y = the even and odd elements of the 2 * Lanes(d) storage elements at p.
 template <class D, class T>
 HWY_INLINE void LoadPairsAs(D d, const T* HWY_RESTRICT p, hn::Vec<D>& x, hn::Vec<D>& y) {
@@ -53,7 +29,7 @@ HWY_INLINE void LoadPairsAs(D d, const T* HWY_RESTRICT p, hn::Vec<D>& x, hn::Vec
   } else {
     const hn::Rebind<uint16_t, D> du16;
     hn::Vec<decltype(du16)> x_bits, y_bits;
-    hn::LoadInterleaved2(du16, reinterpret_cast<const uint16_t*>(p), x_bits, y_bits);
+    hn::LoadInterleaved2(du16, HalfBits(p), x_bits, y_bits);
     x = HalfBitsToCompute<T>(d, x_bits);
     y = HalfBitsToCompute<T>(d, y_bits);
   }
@@ -66,8 +42,7 @@ HWY_INLINE void StorePairsAs(hn::Vec<D> x, hn::Vec<D> y, D d, T* HWY_RESTRICT p)
     hn::StoreInterleaved2(x, y, d, p);
   } else {
     const hn::Rebind<uint16_t, D> du16;
-    hn::StoreInterleaved2(ComputeToHalfBits<T>(d, x), ComputeToHalfBits<T>(d, y), du16,
-                          reinterpret_cast<uint16_t*>(p));
+    hn::StoreInterleaved2(ComputeToHalfBits<T>(d, x), ComputeToHalfBits<T>(d, y), du16, HalfBits(p));
   }
 }
 

@@ -65,7 +65,9 @@ HWY_INLINE void RopeTokens(const RopeArgs& a, int64_t begin, int64_t end) {
     const TC* sin_row = cos_row + half;
     T* query = static_cast<T*>(a.query) + t * a.query_stride;
     T* key = a.key ? static_cast<T*>(a.key) + t * a.key_stride : nullptr;
-    // One body for full vectors and, on the tail, up to 4 then single lanes.
+    // One body for full vectors and, on the tail, up to 4 then single lanes
+    // (capped tags, not LoadN/StoreN: Highway 1.3 has no partial form of
+    // LoadInterleaved2/StoreInterleaved2 for the GPT-J pairs).
     const auto rotate = [&](auto dv, size_t pair) HWY_ATTR {
       const auto c = LoadCacheAs(dv, cos_row + pair);
       const auto s = LoadCacheAs(dv, sin_row + pair);

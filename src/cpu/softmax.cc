@@ -38,31 +38,19 @@ HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
   VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
 }
 
-template <class T>
-HWY_INLINE T NegativeInfinity() {
-  if constexpr (hwy::IsSame<T, hwy::float16_t>() || hwy::IsSame<T, hwy::bfloat16_t>()) {
-    T v;
-    const uint16_t bits = hwy::IsSame<T, hwy::float16_t>() ? 0xFC00u : 0xFF80u;
-    hwy::CopySameSize(&bits, &v);
-    return v;
-  } else {
-    return -std::numeric_limits<T>::infinity();
-  }
-}
-
 // Partial of one segment x[0, n), n <= kSoftmaxSegment: a max pass, then a
 // pass summing exp(x - max), both over full vectors; the last partial vector
-// is padded with -inf, which changes neither max nor sum. When `exps` is not
-// null, exp(x - max) is also stored there (n elements): for a row of one
-// segment, the write pass then only scales.
+// is loaded padded with -inf (LoadNOrAs), which changes neither max nor sum.
+// When `exps` is not null, exp(x - max) is also stored there (n elements):
+// for a row of one segment, the write pass then only scales.
 template <class T, class C>
 HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
   static_assert(hwy::IsSame<C, ComputeType<T>>(), "exps are in the compute type");
   const hn::ScalableTag<C> d;
   const size_t lanes = hn::Lanes(d);
   const size_t full = n / lanes * lanes, rest = n - full;
-  HWY_ALIGN T padded[HWY_MAX_BYTES / sizeof(C)];
-  for (size_t j = 0; j < lanes; ++j) padded[j] = j < rest ? x[full + j] : NegativeInfinity<T>();
+  const auto tail =
+      rest ? LoadNOrAs(hn::Set(d, -std::numeric_limits<C>::infinity()), d, x + full, rest) : hn::Zero(d);
 
   // Max is exact, so four accumulators change no result; they only break
   // the dependency chain. NaN lanes are tracked apart: Max's handling of NaN
@@ -84,7 +72,7 @@ HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
     visit_max(max3, LoadAs(d, x + i + 3 * lanes));
   }
   for (; i < full; i += lanes) visit_max(max0, LoadAs(d, x + i));
-  if (rest) visit_max(max1, LoadAs(d, padded));
+  if (rest) visit_max(max1, tail);
   const auto max = hn::MaxOfLanes(d, hn::Max(hn::Max(max0, max1), hn::Max(max2, max3)));
 
   // exp(x - max) <= 1. Highway's Exp gives 0 for -inf and for NaN, so -inf
@@ -99,12 +87,12 @@ HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
     hn::Vec<decltype(d)> ones, rest;
   };
   const auto zero = hn::Zero(d), one = hn::Set(d, C(1));
-  const auto add = [&](Sums& acc, hn::Vec<decltype(d)> v, C* exps_at) HWY_ATTR {
+  const auto add = [&](Sums& acc, hn::Vec<decltype(d)> v, C* exps_at, auto io) HWY_ATTR {
     const auto shifted = hn::Sub(v, max);
     const auto e = Exponential(d, shifted);
     if (exps_at != nullptr) {
       PrefetchAhead<1>(exps_at);  // exps go to out, not yet in cache
-      hn::StoreU(e, d, exps_at);
+      io.Store(e, d, exps_at);
     }
     const auto is_max = hn::Eq(shifted, zero);
     acc.ones = hn::Add(acc.ones, hn::IfThenElseZero(is_max, one));
@@ -121,22 +109,18 @@ HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
     const size_t block_end = HWY_MIN(full - full % (4 * lanes), i + kSumBlock * lanes);
     Sums sum0{zero, zero}, sum1 = sum0, sum2 = sum0, sum3 = sum0;
     for (; i < block_end; i += 4 * lanes) {
-      add(sum0, LoadAs(d, x + i), exps_at(i));
-      add(sum1, LoadAs(d, x + i + lanes), exps_at(i + lanes));
-      add(sum2, LoadAs(d, x + i + 2 * lanes), exps_at(i + 2 * lanes));
-      add(sum3, LoadAs(d, x + i + 3 * lanes), exps_at(i + 3 * lanes));
+      add(sum0, LoadAs(d, x + i), exps_at(i), FullVector{});
+      add(sum1, LoadAs(d, x + i + lanes), exps_at(i + lanes), FullVector{});
+      add(sum2, LoadAs(d, x + i + 2 * lanes), exps_at(i + 2 * lanes), FullVector{});
+      add(sum3, LoadAs(d, x + i + 3 * lanes), exps_at(i + 3 * lanes), FullVector{});
     }
     fold(sum0, sum1);
     fold(sum2, sum3);
     fold(sum0, sum2);
     fold(sum, sum0);
   }
-  for (; i < full; i += lanes) add(sum, LoadAs(d, x + i), exps_at(i));
-  if (rest) {
-    HWY_ALIGN C tail[HWY_MAX_BYTES / sizeof(C)];
-    add(sum, LoadAs(d, padded), tail);
-    for (size_t j = 0; exps != nullptr && j < rest; ++j) exps[full + j] = tail[j];
-  }
+  for (; i < full; i += lanes) add(sum, LoadAs(d, x + i), exps_at(i), FullVector{});
+  if (rest) add(sum, tail, exps_at(full), PartialVector{rest});
   SoftmaxPartial p;
   p.max = static_cast<double>(hn::GetLane(max));
   p.ones = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum.ones)));
@@ -178,12 +162,9 @@ struct LogSoftmaxOp {
 // SoftmaxOp gives when exps holds exp(x - max). exps may alias out.
 template <class T, class C>
 HWY_INLINE void ScaleExps(const C* exps, T* out, size_t n, C factor) {
-  const hn::ScalableTag<C> d;
-  const size_t lanes = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + lanes <= n; i += lanes) StoreAs(hn::Mul(hn::LoadU(d, exps + i), hn::Set(d, factor)), d, out + i);
-  const hn::CappedTag<C, 1> d1;
-  for (; i < n; ++i) StoreAs(hn::Mul(hn::LoadU(d1, exps + i), hn::Set(d1, factor)), d1, out + i);
+  ForEachVector<C>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
+    io.Store(hn::Mul(io.Load(d, exps + i), hn::Set(d, factor)), d, out + i);
+  });
 }
 
 // out[0, n) from x[0, n), part of one row with the given scale.
