@@ -40,6 +40,7 @@ def test_cupy_in_cupy_out_equals_the_torch_path(op, dtype):
     got = getattr(hetkern, op.name)(**through_cupy)
     torch.cuda.synchronize()
     if op.in_place:
+        got = got if len(op.written) > 1 else (got,)  # one written array comes back as itself
         assert all(g is through_cupy[n] for g, n in zip(got, op.written))  # the objects passed in
         for name in op.written:
             assert_bitwise_equal(torch.from_dlpack(through_cupy[name]), through_torch[name])

@@ -207,7 +207,7 @@ def test_layernorm_quant(device, dtype, shape, with_bias):
         hetkern.layernorm_quant(out, x, w, s, b, 1e-5)
         # float32 mean and variance: y is off by ~sqrt(H) ulps near 0 (as
         # layernorm's own tolerance, docs/norm.md), so one e4m3 step is allowed.
-        torch.testing.assert_close(out.cpu().double(), quantize_e4m3(y / 0.0173).double(),
+        torch.testing.assert_close(out.cpu().double(), quantize_e4m3(y.cpu() / 0.0173).double(),
                                    atol=2.0**-9, rtol=2.0**-3)
 
 
