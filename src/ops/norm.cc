@@ -66,48 +66,6 @@ RowsView CheckOut(const char* op, const TensorView& out, const TensorView& x, co
   return ov;
 }
 
-// rmsnorm and gemma_rmsnorm.
-void RMSNormEntry(const char* op, bool gemma, const TensorView& out, const TensorView& x,
-                  const TensorView& weight, double eps) {
-  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
-  NormArgs args = CheckRows(op, x, eps, xv);
-  args.gemma = gemma;
-  const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
-  args.param_dtype = wa.dtype;
-  const RowsView ov = CheckOut(op, out, x, xv);
-  // Written row by row: an out sharing memory with weight would change it
-  // for the rows after the first.
-  CheckDisjoint(op, "out", FootprintOf(ov), "weight", FootprintOf(weight));
-  args.weight = wa.data;
-  args.out = ov.array.data;
-  args.out_stride = ov.row_stride;
-  if (args.rows == 0) return;
-  HETKERN_LAUNCH(args.device, RMSNorm(args));
-}
-
-// fused_add_rmsnorm and gemma_fused_add_rmsnorm.
-void FusedAddRMSNormEntry(const char* op, bool gemma, const TensorView& x,
-                          const TensorView& residual, const TensorView& weight, double eps) {
-  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kWritten);
-  NormArgs args = CheckRows(op, x, eps, xv);
-  args.gemma = gemma;
-  CheckSameLayout(op, "x", x, "residual", residual);
-  const RowsView rv = CheckRowsArray(op, "residual", residual, 1, Access::kWritten);
-  const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
-  args.param_dtype = wa.dtype;
-  const Footprint w = FootprintOf(weight);
-  CheckDisjoint(op, "residual", FootprintOf(rv), "x", FootprintOf(xv));
-  CheckDisjoint(op, "x", FootprintOf(xv), "weight", w);
-  CheckDisjoint(op, "residual", FootprintOf(rv), "weight", w);
-  args.residual = rv.array.data;
-  args.residual_stride = rv.row_stride;
-  args.weight = wa.data;
-  args.out = const_cast<void*>(args.x);
-  args.out_stride = args.x_stride;
-  if (args.rows == 0) return;
-  HETKERN_LAUNCH(args.device, FusedAddRMSNorm(args));
-}
-
 // The quant ops' `out`: float8_e4m3fn (or uint8 holding its bits) with x's
 // shape and device, any row stride, sharing no byte with x.
 RowsView CheckQuantOut(const char* op, const TensorView& out, const TensorView& x,
@@ -142,112 +100,127 @@ const float* CheckScale(const char* op, const TensorView& scale, const NormArgs&
   return static_cast<const float*>(sa.data);
 }
 
-}  // namespace
-
-void rmsnorm(TensorView out, TensorView x, TensorView weight, double eps) {
-  RMSNormEntry("rmsnorm", false, out, x, weight, eps);
-}
-
-void gemma_rmsnorm(TensorView out, TensorView x, TensorView weight, double eps) {
-  RMSNormEntry("gemma_rmsnorm", true, out, x, weight, eps);
-}
-
-void fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight, double eps) {
-  FusedAddRMSNormEntry("fused_add_rmsnorm", false, x, residual, weight, eps);
-}
-
-void gemma_fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight, double eps) {
-  FusedAddRMSNormEntry("gemma_fused_add_rmsnorm", true, x, residual, weight, eps);
-}
-
-void layernorm(TensorView out, TensorView x, TensorView weight, tvm::ffi::Optional<TensorView> bias,
-               double eps) {
-  const char* op = "layernorm";
-  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
-  NormArgs args = CheckRows(op, x, eps, xv);
+// `weight`: checked, then recorded as the launch's parameter type and pointer.
+Footprint SetWeight(const char* op, const TensorView& weight, NormArgs& args) {
   const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
   args.param_dtype = wa.dtype;
-  const RowsView ov = CheckOut(op, out, x, xv);
-  CheckDisjoint(op, "out", FootprintOf(ov), "weight", FootprintOf(weight));
   args.weight = wa.data;
-  args.out = ov.array.data;
-  args.out_stride = ov.row_stride;
-  if (bias.has_value()) {
-    const ArrayArg ba = CheckRowParam(op, "bias", *bias, args);
-    // One parameter type per launch: a float32 weight with a 16-bit bias
-    // (or the reverse) has no use worth its instantiations.
-    CheckSameDType(op, "weight", wa.dtype, "bias", ba.dtype);
-    CheckDisjoint(op, "out", FootprintOf(ov), "bias", FootprintOf(*bias));
-    args.bias = ba.data;
-  }
-  if (args.rows == 0) return;
-  HETKERN_LAUNCH(args.device, LayerNorm(args));
+  return FootprintOf(weight);
 }
 
-void rmsnorm_quant(TensorView out, TensorView x, TensorView weight, TensorView scale, double eps) {
-  const char* op = "rmsnorm_quant";
-  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
-  NormArgs args = CheckRows(op, x, eps, xv);
-  const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
-  args.param_dtype = wa.dtype;
-  const RowsView ov = CheckQuantOut(op, out, x, xv);
-  const Footprint o = FootprintOf(ov);
-  CheckDisjoint(op, "out", o, "weight", FootprintOf(weight));
-  args.scale = CheckScale(op, scale, args, {{"out", o}});
-  args.weight = wa.data;
+// `out`: like x for the plain ops, float8_e4m3fn for the quant ops; recorded
+// as the launch's output rows.
+Footprint SetOut(const char* op, const TensorView& out, const TensorView& x, const RowsView& xv,
+                 bool quant, NormArgs& args) {
+  const RowsView ov = quant ? CheckQuantOut(op, out, x, xv) : CheckOut(op, out, x, xv);
   args.out = ov.array.data;
   args.out_stride = ov.row_stride;
+  return FootprintOf(ov);
+}
+
+// rmsnorm, gemma_rmsnorm, and rmsnorm_quant (`scale` given).
+void RMSNormEntry(const char* op, bool gemma, const TensorView& out, const TensorView& x,
+                  const TensorView& weight, const TensorView* scale, double eps) {
+  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
+  NormArgs args = CheckRows(op, x, eps, xv);
+  args.gemma = gemma;
+  const Footprint w = SetWeight(op, weight, args);
+  const Footprint o = SetOut(op, out, x, xv, scale != nullptr, args);
+  // Written row by row: an out sharing memory with weight would change it
+  // for the rows after the first.
+  CheckDisjoint(op, "out", o, "weight", w);
+  if (scale != nullptr) args.scale = CheckScale(op, *scale, args, {{"out", o}});
   if (args.rows == 0) return;
   HETKERN_LAUNCH(args.device, RMSNorm(args));
 }
 
-void fused_add_rmsnorm_quant(TensorView out, TensorView x, TensorView residual, TensorView weight,
-                             TensorView scale, double eps) {
-  const char* op = "fused_add_rmsnorm_quant";
-  const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
+// fused_add_rmsnorm and gemma_fused_add_rmsnorm (in place: the result goes to
+// x), and fused_add_rmsnorm_quant (`out` and `scale` given; x only read).
+void FusedAddRMSNormEntry(const char* op, bool gemma, const TensorView* out, const TensorView& x,
+                          const TensorView& residual, const TensorView& weight,
+                          const TensorView* scale, double eps) {
+  const RowsView xv = CheckRowsArray(op, "x", x, 1, out != nullptr ? Access::kRead : Access::kWritten);
   NormArgs args = CheckRows(op, x, eps, xv);
+  args.gemma = gemma;
   CheckSameLayout(op, "x", x, "residual", residual);
   const RowsView rv = CheckRowsArray(op, "residual", residual, 1, Access::kWritten);
-  const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
-  args.param_dtype = wa.dtype;
-  const RowsView ov = CheckQuantOut(op, out, x, xv);
-  const Footprint o = FootprintOf(ov), r = FootprintOf(rv), w = FootprintOf(weight);
+  const Footprint w = SetWeight(op, weight, args);
+  const Footprint r = FootprintOf(rv);
   CheckDisjoint(op, "residual", r, "x", FootprintOf(xv));
   CheckDisjoint(op, "residual", r, "weight", w);
-  CheckDisjoint(op, "out", o, "residual", r);
-  CheckDisjoint(op, "out", o, "weight", w);
-  args.scale = CheckScale(op, scale, args, {{"out", o}, {"residual", r}});
   args.residual = rv.array.data;
   args.residual_stride = rv.row_stride;
-  args.weight = wa.data;
-  args.out = ov.array.data;
-  args.out_stride = ov.row_stride;
+  if (out != nullptr) {
+    const Footprint o = SetOut(op, *out, x, xv, /*quant=*/true, args);
+    CheckDisjoint(op, "out", o, "residual", r);
+    CheckDisjoint(op, "out", o, "weight", w);
+    args.scale = CheckScale(op, *scale, args, {{"out", o}, {"residual", r}});
+  } else {
+    CheckDisjoint(op, "x", FootprintOf(xv), "weight", w);
+    args.out = const_cast<void*>(args.x);
+    args.out_stride = args.x_stride;
+  }
   if (args.rows == 0) return;
   HETKERN_LAUNCH(args.device, FusedAddRMSNorm(args));
 }
 
-void layernorm_quant(TensorView out, TensorView x, TensorView weight, TensorView scale,
-                     tvm::ffi::Optional<TensorView> bias, double eps) {
-  const char* op = "layernorm_quant";
+// layernorm, and layernorm_quant (`scale` given).
+void LayerNormEntry(const char* op, const TensorView& out, const TensorView& x,
+                    const TensorView& weight, const tvm::ffi::Optional<TensorView>& bias,
+                    const TensorView* scale, double eps) {
   const RowsView xv = CheckRowsArray(op, "x", x, 1, Access::kRead);
   NormArgs args = CheckRows(op, x, eps, xv);
-  const ArrayArg wa = CheckRowParam(op, "weight", weight, args);
-  args.param_dtype = wa.dtype;
-  const RowsView ov = CheckQuantOut(op, out, x, xv);
-  const Footprint o = FootprintOf(ov);
-  CheckDisjoint(op, "out", o, "weight", FootprintOf(weight));
+  const Footprint w = SetWeight(op, weight, args);
+  const Footprint o = SetOut(op, out, x, xv, scale != nullptr, args);
+  CheckDisjoint(op, "out", o, "weight", w);
   if (bias.has_value()) {
     const ArrayArg ba = CheckRowParam(op, "bias", *bias, args);
-    CheckSameDType(op, "weight", wa.dtype, "bias", ba.dtype);
-    args.bias = ba.data;
+    // One parameter type per launch: a float32 weight with a 16-bit bias
+    // (or the reverse) has no use worth its instantiations.
+    CheckSameDType(op, "weight", args.param_dtype, "bias", ba.dtype);
     CheckDisjoint(op, "out", o, "bias", FootprintOf(*bias));
+    args.bias = ba.data;
   }
-  args.scale = CheckScale(op, scale, args, {{"out", o}});
-  args.weight = wa.data;
-  args.out = ov.array.data;
-  args.out_stride = ov.row_stride;
+  if (scale != nullptr) args.scale = CheckScale(op, *scale, args, {{"out", o}});
   if (args.rows == 0) return;
   HETKERN_LAUNCH(args.device, LayerNorm(args));
+}
+
+}  // namespace
+
+void rmsnorm(TensorView out, TensorView x, TensorView weight, double eps) {
+  RMSNormEntry("rmsnorm", false, out, x, weight, nullptr, eps);
+}
+
+void gemma_rmsnorm(TensorView out, TensorView x, TensorView weight, double eps) {
+  RMSNormEntry("gemma_rmsnorm", true, out, x, weight, nullptr, eps);
+}
+
+void rmsnorm_quant(TensorView out, TensorView x, TensorView weight, TensorView scale, double eps) {
+  RMSNormEntry("rmsnorm_quant", false, out, x, weight, &scale, eps);
+}
+
+void fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight, double eps) {
+  FusedAddRMSNormEntry("fused_add_rmsnorm", false, nullptr, x, residual, weight, nullptr, eps);
+}
+
+void gemma_fused_add_rmsnorm(TensorView x, TensorView residual, TensorView weight, double eps) {
+  FusedAddRMSNormEntry("gemma_fused_add_rmsnorm", true, nullptr, x, residual, weight, nullptr, eps);
+}
+
+void fused_add_rmsnorm_quant(TensorView out, TensorView x, TensorView residual, TensorView weight,
+                             TensorView scale, double eps) {
+  FusedAddRMSNormEntry("fused_add_rmsnorm_quant", false, &out, x, residual, weight, &scale, eps);
+}
+
+void layernorm(TensorView out, TensorView x, TensorView weight, tvm::ffi::Optional<TensorView> bias,
+               double eps) {
+  LayerNormEntry("layernorm", out, x, weight, bias, nullptr, eps);
+}
+
+void layernorm_quant(TensorView out, TensorView x, TensorView weight, TensorView scale,
+                     tvm::ffi::Optional<TensorView> bias, double eps) {
+  LayerNormEntry("layernorm_quant", out, x, weight, bias, &scale, eps);
 }
 
 }  // namespace hetkern
