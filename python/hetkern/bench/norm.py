@@ -7,9 +7,10 @@ Bytes: x read and out written (the fused ops: x and residual read and
 written; the fused quant op: x read, residual read and written, out
 written); weight, bias and scale are not counted. Peers: Liger for the
 plain and Gemma norms (Gemma: offset=1.0, casting_mode="gemma"); FlashInfer
-for rmsnorm, fused_add_rmsnorm and layernorm only (libfi_peer.so wraps
-neither FlashInfer's gemma_rmsnorm nor its rmsnorm_quant /
-fused_add_rmsnorm_quant)."""
+for every op, bfloat16 only (rmsnorm, fused_add_rmsnorm and layernorm from
+libfi_peer.so, the Gemma and quant norms from libfi_extra.so; FlashInfer's
+quant kernels multiply by 1/scale where hetkern divides, so their bytes may
+differ by a rounding)."""
 
 from __future__ import annotations
 
@@ -92,26 +93,35 @@ OPS = {
 
 
 def _gpu_peers(op, x, w, r, out) -> dict:
-    """Liger (Triton; allocates its outputs) and FlashInfer (bfloat16, writes
-    out, or x and r in place) where installed."""
-    found = {}
-    liger, fi = peers.liger(), peers.flashinfer()
-    if liger is not None:
-        found["liger"] = {
+    """Liger (Triton; allocates its outputs; no quant ops) and FlashInfer
+    (bfloat16; writes out, or x and r in place) where installed."""
+    liger, fi, fi_extra = peers.liger(), peers.flashinfer(), peers.flashinfer_extra()
+    scale = _scale(x.device.type)
+    calls = {
+        "liger": liger and {
             "rmsnorm": lambda: liger.liger_rms_norm(x, w, 1e-6),
             "fused_add_rmsnorm": lambda: liger.liger_fused_add_rms_norm(x, r, w, 1e-6),
             "gemma_rmsnorm": lambda: liger.liger_rms_norm(x, w, 1e-6, offset=1.0, casting_mode="gemma"),
             "gemma_fused_add_rmsnorm": lambda: liger.liger_fused_add_rms_norm(
                 x, r, w, 1e-6, offset=1.0, casting_mode="gemma"),
             "layernorm": lambda: liger.liger_layer_norm(x, w, w, 1e-5),
-        }[op]
-    if fi is not None and x.dtype == torch.bfloat16 and not op.startswith("gemma"):
-        found["flashinfer"] = {
-            "rmsnorm": lambda: fi.rmsnorm(x, w, 1e-6, out),
-            "fused_add_rmsnorm": lambda: fi.fused_add_rmsnorm(x, r, w, 1e-6),
-            "layernorm": lambda: fi.layernorm(x, w, w, 1e-5, out),
-        }[op]
-    return found
+        },
+        "flashinfer": x.dtype == torch.bfloat16 and {
+            **(fi and {
+                "rmsnorm": lambda: fi.rmsnorm(x, w, 1e-6, out),
+                "fused_add_rmsnorm": lambda: fi.fused_add_rmsnorm(x, r, w, 1e-6),
+                "layernorm": lambda: fi.layernorm(x, w, w, 1e-5, out),
+            } or {}),
+            **(fi_extra and {
+                "gemma_rmsnorm": lambda: fi_extra.gemma_rmsnorm(x, w, 1e-6, out),
+                "gemma_fused_add_rmsnorm": lambda: fi_extra.gemma_fused_add_rmsnorm(x, r, w, 1e-6),
+                "rmsnorm_quant": lambda: fi_extra.rmsnorm_quant(out, x, w, scale, 1e-6),
+                "fused_add_rmsnorm_quant": lambda: fi_extra.fused_add_rmsnorm_quant(out, x, r, w, scale, 1e-6),
+                "layernorm_quant": lambda: fi_extra.layernorm_quant(out, x, w, w, scale, 1e-5),
+            } or {}),
+        },
+    }
+    return {peer: ops[op] for peer, ops in calls.items() if ops and op in ops}
 
 
 def _norm(op, tokens, hidden, dtype, device):
@@ -122,7 +132,7 @@ def _norm(op, tokens, hidden, dtype, device):
     out = torch.empty_like(x, dtype=torch.float8_e4m3fn if quant else x.dtype)
     return {"hetkern": lambda: ours(x, w, r, out), "torch": lambda: theirs(x, w, r),
             "compile": (theirs, (x, w, r)),
-            **(_gpu_peers(op, x, w, r, out) if device == "cuda" and not quant else {})}
+            **(_gpu_peers(op, x, w, r, out) if device == "cuda" else {})}
 
 
 def cases(device: str, dtypes: list[str], max_elems: int, quick: bool) -> list[Case]:
