@@ -1,0 +1,3 @@
+from pathlib import Path
+
+FLASHINFER_CSRC_DIR = Path("/nonexistent/flashinfer/csrc")  # no FlashInfer sources here
