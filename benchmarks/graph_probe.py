@@ -15,7 +15,7 @@ import argparse
 
 import torch
 
-from hetkern.bench import activation, harness, norm, rope, softmax
+from hetkern.bench import activation, elementwise, harness, norm, rope, softmax
 
 CASES = {
     "rmsnorm": [(t, h) for h in (2048, 4096, 8192) for t in (1, 8, 32, 128)] + [(16384, 8192)],
@@ -32,6 +32,9 @@ CASES = {
     "rope": [(t, 0) for t in (1, 8, 32, 128)],
     "softmax": [(r, v) for v in (32000, 128256, 151936) for r in (1, 32, 256, 4096)],
     "log_softmax": [(r, v) for v in (32000, 128256) for r in (1, 256, 4096)],
+    # elementwise ops on 2^28 float32 values (rows x cols = 1 x n)
+    "scale": [(1, 1 << 28)],
+    "add": [(1, 1 << 28)],
 }
 
 
@@ -42,6 +45,10 @@ def contenders(op, rows, cols):
         return activation._gated(op, rows, cols, "bfloat16", "cuda")
     if op == "rope":
         return rope._rope(rows, "bfloat16", "cuda")
+    if op == "scale":
+        return elementwise._scale(rows * cols, "float32", "cuda")
+    if op == "add":
+        return elementwise._binary("add", rows * cols, "float32", "cuda")
     return softmax._softmax(op, (rows, cols), "bfloat16", "cuda")
 
 

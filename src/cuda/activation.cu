@@ -167,18 +167,26 @@ void GatedActivate(const GatedArgs& args, Activation act) {
                             args.out_stride % kLanes == 0 &&
                             reinterpret_cast<uintptr_t>(args.x) % 16 == 0 &&
                             reinterpret_cast<uintptr_t>(args.out) % 16 == 0;
-    // Up to ~16 blocks of one pack a thread per SM (decode and mid sizes):
-    // 8-byte packs, twice the threads, so that each thread's chain of
-    // activations (erf, exp: tens of instructions a value) is half as long.
-    // Larger: 16-byte packs, 4 a thread, more bytes in flight per thread.
-    const int64_t work = args.rows * (args.d / kLanes);
-    const bool small = work <= int64_t{16} * kGatedThreads * scope.Multiprocessors();
+    // At decode sizes a call is the latency of one thread's chain of
+    // activations (erf, exp: tens of instructions a value), so smaller packs
+    // and more threads while the GPU has room for them; then 16-byte packs,
+    // one a thread, and for large calls 4 a thread (more bytes in flight).
+    // H100, bfloat16, graph replay, d = 4096 (µs): 4-byte packs 1.25 / 1.33
+    // at 1 / 32 rows (8-byte 1.24 / 1.36; gelu 1.47 against 2.04 at 1 row);
+    // 8-byte 1.51 at 64 rows (4-byte 1.59); 16-byte 1.97 at 128 (8-byte 2.35);
+    // 128 x 14336: 3.78 (8-byte 4.66, 4 a thread 5.06).
+    const int64_t packs = args.rows * (args.d / kLanes);  // of 16 bytes
+    const int64_t sms = scope.Multiprocessors();
     VisitActivation(act, [&](auto kind) {
       const ActivationOp<C, decltype(kind)::value, sizeof(T) == 2> op;
       if (!vectorised) {
         LaunchGated<T, 1, 1>(args, scope, op);
-      } else if (small) {
+      } else if (packs <= 128 * sms) {  // <= 4 blocks per SM in 4-byte packs
+        LaunchGated<T, std::max(1, kLanes / 4), 1>(args, scope, op);
+      } else if (packs <= 256 * sms) {
         LaunchGated<T, kLanes / 2, 1>(args, scope, op);
+      } else if (packs <= 2048 * sms) {
+        LaunchGated<T, kLanes, 1>(args, scope, op);
       } else {
         LaunchGated<T, kLanes, 4>(args, scope, op);
       }

@@ -19,6 +19,16 @@ struct alignas(sizeof(T) * kLanes) Pack {
 
 constexpr int kStreamingThreads = 256;
 
+// Blocks of kStreamingThreads for one of `work` items (packs or elements)
+// per thread, as torch's elementwise kernels: on large arrays faster than a
+// grid-stride loop over at most 16 blocks per SM (H100, float32 scale of 2^28
+// values: 709 against 759 us, 3.03 against 2.83 TB/s; no unrolling of that
+// loop closed the gap). The kernels' loops still cover any size.
+inline int OneItemPerThreadBlocks(int64_t work) {
+  const int64_t blocks = (work + kStreamingThreads - 1) / kStreamingThreads;
+  return static_cast<int>(std::clamp<int64_t>(blocks, 1, INT32_MAX));
+}
+
 // Elements before the first index i at which both p + i and q + i start a
 // kLanes pack of their own type, or -1 when no such i exists (the two are out
 // of phase and must be accessed one element at a time).
@@ -66,11 +76,11 @@ void LaunchMapUnary(DLDevice device, const TIn* x, TOut* out, int64_t n, const O
     const int64_t clamped = std::min(head, n);
     const int64_t work = clamped + (n - clamped) / kLanes;
     MapUnaryKernel<TIn, TOut, kLanes>
-        <<<scope.StreamingBlocks(work, kStreamingThreads), kStreamingThreads, 0, scope.stream()>>>(
+        <<<OneItemPerThreadBlocks(work), kStreamingThreads, 0, scope.stream()>>>(
             x, out, n, clamped, op);
   } else {
     MapUnaryKernel<TIn, TOut, 1>
-        <<<scope.StreamingBlocks(n, kStreamingThreads), kStreamingThreads, 0, scope.stream()>>>(
+        <<<OneItemPerThreadBlocks(n), kStreamingThreads, 0, scope.stream()>>>(
             x, out, n, 0, op);
   }
   CheckLaunch();
@@ -163,7 +173,7 @@ void MapBinary(const BinaryArgs& args, MakeOp&& make_op) {
       constexpr int kL = decltype(lanes)::value;
       const int64_t work = head + (n - head) / kL;
       MapBinaryKernel<T, kL, decltype(packed_y)::value>
-          <<<scope.StreamingBlocks(work, kStreamingThreads), kStreamingThreads, 0,
+          <<<OneItemPerThreadBlocks(work), kStreamingThreads, 0,
              scope.stream()>>>(x, y, period, out, n, head, op);
     };
     using Vector = std::integral_constant<int, kLanes>;

@@ -42,10 +42,97 @@ __device__ __forceinline__ double Exp(double v) { return exp(v); }
 __device__ __forceinline__ float Log1p(float v) { return log1pf(v); }
 __device__ __forceinline__ double Log1p(double v) { return log1p(v); }
 
+// exp(t) of t = x - shift <= 0 in the row kernels, for rows of storage type
+// T. 16-bit rows: 2^(t log2 e) on the MUFU unit (ex2.approx.ftz, about 2 ulp
+// of float) after one multiply-add, where expf takes ~10 instructions, which
+// made 16-bit vocabulary rows issue-bound (4096 x 32000 bfloat16 at 0.85x
+// Liger, whose exp is this one). t is exact (the difference of two 16-bit
+// values; where it is not, |t| is far beyond 104 and the result 0), so the
+// float result is within a relative (|t| + 24) * 2^-24 of the exact one,
+// below 8e-6 for every t whose result is not 0 (|t| < 104), against half an
+// ulp of 2^-9 (bfloat16) or 2^-12 (float16) when it is rounded:
+// docs/softmax.md's 1 ulp holds. float32 and float64 keep expf/exp (their
+// bound is in their own eps).
+template <class T>
+struct RowExp {
+  using C = typename CudaTypes<T>::Compute;
+  static constexpr bool kFast = sizeof(T) == 2;
+
+  // exp(t) * 2^32 (16-bit; exp(t) otherwise): softmax's terms, which it sums
+  // and multiplies by 1 / sum, so the factor cancels. It keeps the flushed
+  // range (float's subnormals, where ftz gives 0) below 2^-158, out of
+  // bfloat16's (down to 2^-133); the product by 1 / sum rounds subnormal
+  // results correctly.
+  __device__ static __forceinline__ C Scaled(C t) {
+    if constexpr (kFast) {
+      float r;
+      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fmaf(t, 1.4426950408889634f, 32.0f)));
+      return r;
+    } else {
+      return Exp(t);
+    }
+  }
+
+  // exp(t) (16-bit: 0 below float's normal range): log_softmax's terms,
+  // summed to a sum >= 1 (the max's term is 1) to which those add nothing.
+  __device__ static __forceinline__ C Plain(C t) {
+    if constexpr (kFast) {
+      float r;
+      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(t * 1.4426950408889634f));
+      return r;
+    } else {
+      return Exp(t);
+    }
+  }
+
+  // The terms of a row's sum.
+  __device__ static __forceinline__ C Term(C t, bool log) { return log ? Plain(t) : Scaled(t); }
+};
+
 template <class C>
 __device__ __forceinline__ C NegInf() {
   return -static_cast<C>(INFINITY);
 }
+
+// Running max over 16-byte packs: 16-bit values two at a time in their own
+// type (__hmax2, exact, NaN ignored as by fmax: one instruction per pair
+// instead of a conversion and a max per value), other types in C.
+template <class T, int kVec>
+struct PackMax {
+  using C = typename CudaTypes<T>::Compute;
+  static constexpr bool kPairs = sizeof(T) == 2 && kVec % 2 == 0;
+  using Pair = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+
+  std::conditional_t<kPairs, Pair, C> acc;
+
+  __device__ __forceinline__ PackMax() {
+    if constexpr (kPairs) {
+      const T neg_inf = CudaTypes<T>::Store(NegInf<C>());
+      acc = Pair(neg_inf, neg_inf);
+    } else {
+      acc = NegInf<C>();
+    }
+  }
+
+  __device__ __forceinline__ void Add(const Pack<T, kVec>& pack) {
+    if constexpr (kPairs) {
+      const Pair* pairs = reinterpret_cast<const Pair*>(pack.lane);
+#pragma unroll
+      for (int i = 0; i < kVec / 2; ++i) acc = __hmax2(acc, pairs[i]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) acc = fmax(acc, CudaTypes<T>::Load(pack.lane[k]));
+    }
+  }
+
+  __device__ __forceinline__ C Get() const {
+    if constexpr (kPairs) {
+      return fmax(CudaTypes<T>::Load(acc.x), CudaTypes<T>::Load(acc.y));
+    } else {
+      return acc;
+    }
+  }
+};
 
 // exp(v - max), with -inf entries giving 0 also when max is -inf (where
 // v - max is NaN). NaN entries, and +inf ones (inf - inf), give NaN, which
@@ -216,11 +303,10 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
       const int64_t p = int64_t{s} * kGroup + lane;
       cache[s] = valid && p < packs ? xr[p] : neg_inf;
     }
-    C maxes[1] = {NegInf<C>()};
+    PackMax<T, kVec> thread_max;
 #pragma unroll
-    for (int s = 0; s < kPacks; ++s)
-#pragma unroll
-      for (int k = 0; k < kVec; ++k) maxes[0] = fmax(maxes[0], Types::Load(cache[s].lane[k]));
+    for (int s = 0; s < kPacks; ++s) thread_max.Add(cache[s]);
+    C maxes[1] = {thread_max.Get()};
     GroupReduce<kGroup>(maxes, shared, fmax_op);
     const C max = maxes[0];
     // exp(v - shift) with shift = max, or 0 for a row of -inf only: its exps
@@ -236,7 +322,7 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
 #pragma unroll
       for (int k = 0; k < kVec; ++k) {
         const C v = Types::Load(cache[s].lane[k]);
-        const C e = Exp(v - shift);
+        const C e = RowExp<T>::Term(v - shift, kLog);
         if constexpr (kKeepExps) exps[s][k] = e;
         // log_softmax needs the sum as ones + rest (see ExpSum); v - max is
         // NaN, not 0, for v == max == +-inf: such terms stay in rest.
@@ -278,7 +364,7 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
           } else if constexpr (kKeepExps) {
             y = exps[s][k] * scale;
           } else {
-            y = Exp(v - shift) * scale;
+            y = RowExp<T>::Scaled(v - shift) * scale;
           }
           pack.lane[k] = Types::Store(y);
         }
@@ -363,32 +449,39 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
   const auto fmax_op = [](C a, C b) { return fmax(a, b); };
   const auto sum_op = [](C a, C b) { return a + b; };
   const auto pack_index = [&](int slot) { return int64_t{slot} * kThreads + lane; };
-  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const P* xr = reinterpret_cast<const P*>(x + row * x_stride);
-    for (int s = 0; s < shared_slots; ++s) {
-      const int64_t p = pack_index(kSharedRowRegPacks + s);
-      P* slot = &slots[pack_index(s)];
-      if (p < packs) {
-        __pipeline_memcpy_async(slot, xr + p, sizeof(P));
-      } else {
-        *slot = neg_inf;
-      }
+  const auto row_of = [&](int64_t row) { return reinterpret_cast<const P*>(x + row * x_stride); };
+  // The loads of a row's s-th register pack and s-th shared slot.
+  const auto load_register = [&](const P* xr, int s) {
+    return pack_index(s) < packs ? xr[pack_index(s)] : neg_inf;
+  };
+  const auto load_slot = [&](const P* xr, int s) {
+    const int64_t p = pack_index(kSharedRowRegPacks + s);
+    P* slot = &slots[pack_index(s)];
+    if (p < packs) {
+      __pipeline_memcpy_async(slot, xr + p, sizeof(P));
+    } else {
+      *slot = neg_inf;
     }
+  };
+  // The block's first row is loaded here; each next one while the current
+  // one is written, into the registers and slots just written out, so that
+  // an SM holding one row (128256 values) keeps reading while it computes.
+  P cache[kSharedRowRegPacks];
+  int64_t row = blockIdx.x;
+  if (row < rows) {
+    const P* xr = row_of(row);
+    for (int s = 0; s < shared_slots; ++s) load_slot(xr, s);
     __pipeline_commit();
-    P cache[kSharedRowRegPacks];
 #pragma unroll
-    for (int s = 0; s < kSharedRowRegPacks; ++s) {
-      cache[s] = pack_index(s) < packs ? xr[pack_index(s)] : neg_inf;
-    }
-    C maxes[1] = {NegInf<C>()};
-    const auto max_of = [&](const P& pack) {
+    for (int s = 0; s < kSharedRowRegPacks; ++s) cache[s] = load_register(xr, s);
+  }
+  for (; row < rows; row += gridDim.x) {
+    PackMax<T, kVec> thread_max;
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) maxes[0] = fmax(maxes[0], Types::Load(pack.lane[k]));
-    };
-#pragma unroll
-    for (int s = 0; s < kSharedRowRegPacks; ++s) max_of(cache[s]);
+    for (int s = 0; s < kSharedRowRegPacks; ++s) thread_max.Add(cache[s]);
     __pipeline_wait_prior(0);
-    for (int s = 0; s < shared_slots; ++s) max_of(slots[pack_index(s)]);
+    for (int s = 0; s < shared_slots; ++s) thread_max.Add(slots[pack_index(s)]);
+    C maxes[1] = {thread_max.Get()};
     GroupReduce<kThreads>(maxes, scratch, fmax_op);
     const C max = maxes[0];
     const C shift = max == NegInf<C>() ? C(0) : max;  // as in RegisterRowsKernel
@@ -401,7 +494,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
         if (kLog && v - max == C(0)) {
           pack_sum.ones += C(1);
         } else {
-          pack_sum.rest += Exp(v - shift);
+          pack_sum.rest += RowExp<T>::Term(v - shift, kLog);
         }
       }
       sum = sum + pack_sum;
@@ -426,42 +519,60 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
 #pragma unroll
       for (int k = 0; k < kVec; ++k) {
         const C v = Types::Load(in.lane[k]);
-        pack.lane[k] = Types::Store(kLog ? (v - max) - scale : Exp(v - shift) * scale);
+        pack.lane[k] = Types::Store(kLog ? (v - max) - scale : RowExp<T>::Scaled(v - shift) * scale);
       }
       outr[p] = pack;
     };
+    // Each register or slot is refilled only after its values are stored
+    // (the store consumes them; a thread's own slots need no barrier). The
+    // next row is this block's only: no other block writes it, also in place.
+    const int64_t next = row + gridDim.x;
+    const P* xn = row_of(next < rows ? next : row);
 #pragma unroll
-    for (int s = 0; s < kSharedRowRegPacks; ++s) store(cache[s], pack_index(s));
+    for (int s = 0; s < kSharedRowRegPacks; ++s) {
+      store(cache[s], pack_index(s));
+      if (next < rows) cache[s] = load_register(xn, s);
+    }
     for (int s = 0; s < shared_slots; ++s) {
       store(slots[pack_index(s)], pack_index(kSharedRowRegPacks + s));
+      if (next < rows) load_slot(xn, s);
     }
+    __pipeline_commit();
   }
 }
 
-// A block size for rows of `packs` packs and the shared slots per thread
-// it needs: of 256, 512 and 1024 threads, the one with the most threads
-// resident per SM (the most exp throughput and loads in flight), and of
-// equals the smallest (the most rows in flight: 32000 bfloat16 rows run four
-// 256-thread blocks per SM; 128256 runs one 1024-thread block, where one
-// 512-thread block would hold the row too, at 1.17x the time). slots == 0
-// if none holds the row.
+// A block size for `rows` rows of `packs` packs and the shared slots per
+// thread it needs: of 256, 512 and 1024 threads, the one with the shortest
+// estimated time, rounds of rows (rows / (blocks per SM x SMs)) times packs
+// per thread, and of equals the smallest. So blocks as small as fit once
+// there are many rows (4096 x 32000 bfloat16: four 256-thread rows per SM,
+// 199 us against 216 in 512-thread blocks), and larger ones while the rows
+// fill fewer SMs' block slots than that (256 x 32000: one 512-thread row per
+// block slot, 11.3 against 14.1 us). 128256 runs one 1024-thread block per SM
+// (a 512-thread block holds the row too, at 1.11x the time). slots == 0 if
+// none holds the row.
 struct SharedRowShape {
   int threads = 0;
   int slots = 0;
   int blocks_per_sm = 0;
 };
 
-inline SharedRowShape PickSharedRowShape(const DeviceScope& scope, int64_t packs) {
+inline SharedRowShape PickSharedRowShape(const DeviceScope& scope, int64_t rows, int64_t packs) {
   constexpr int64_t kStaticBytes = 1024;  // the reduction scratch and the block's reserve
   SharedRowShape best;
+  int64_t best_cost = 0;
   for (int threads = 256; threads <= 1024; threads *= 2) {
-    const int64_t slots = (packs + threads - 1) / threads - kSharedRowRegPacks;
+    const int64_t per_thread = (packs + threads - 1) / threads;
+    const int64_t slots = per_thread - kSharedRowRegPacks;
     const int64_t bytes = slots * threads * 16 + kStaticBytes;
     if (slots < 1 || bytes > scope.SharedMemoryPerBlock()) continue;
     const int64_t by_memory = scope.SharedMemoryPerSm() / bytes;
     const int blocks = static_cast<int>(std::min<int64_t>(by_memory, 1024 / threads));  // 64 registers
-    if (blocks * threads > best.blocks_per_sm * best.threads) {
+    const int64_t in_flight = int64_t{blocks} * scope.Multiprocessors();
+    const int64_t cost = (rows + in_flight - 1) / in_flight * per_thread;
+    if (best.slots == 0 || cost < best_cost) {
       best = {threads, static_cast<int>(slots), blocks};
+      best_cost = cost;
     }
   }
   return best;
@@ -627,24 +738,30 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
         for (int w = 0; w < int{sizeof(P) / 4}; ++w) asm volatile("" : "+r"(words[w]));
       }
     };
-    C max = NegInf<C>();
+    PackMax<T, kVec> thread_max;
 #pragma unroll
-    for (int s = 0; s < kPacks; ++s)
-#pragma unroll
-      for (int k = 0; k < kVec; ++k) max = fmax(max, Types::Load(cache[s].lane[k]));
-    max = ClusterReduce(max, warp_max, &block_max, fmax_op);
+    for (int s = 0; s < kPacks; ++s) thread_max.Add(cache[s]);
+    const C max = ClusterReduce(thread_max.Get(), warp_max, &block_max, fmax_op);
+    const C shift = max == NegInf<C>() ? C(0) : max;  // as in RegisterRowsKernel
     forget_converted();
     double ones = 0.0, rest = 0.0;
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
       ExpSum<C> pack_sum{C(0), C(0)};
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) pack_sum.Add(Types::Load(cache[s].lane[k]), max);
+      for (int k = 0; k < kVec; ++k) {
+        const C v = Types::Load(cache[s].lane[k]);
+        if (kLog && v - max == C(0)) {  // NaN, not 0, for v == max == +-inf
+          pack_sum.ones += C(1);
+        } else {
+          pack_sum.rest += RowExp<T>::Term(v - shift, kLog);
+        }
+      }
       ones += pack_sum.ones;
       rest += pack_sum.rest;
     }
     forget_converted();
-    ones = ClusterReduce(ones, warp_ones, &block_ones, add_op);
+    if constexpr (kLog) ones = ClusterReduce(ones, warp_ones, &block_ones, add_op);  // softmax's is 0
     rest = ClusterReduce(rest, warp_rest, &block_rest, add_op);
     const ExpSum<double> sum{ones, rest};
     // softmax: exp(v - max) * (1 / sum); log_softmax: (v - max) - log(sum).
@@ -658,7 +775,7 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
           const C v = Types::Load(cache[s].lane[k]);
-          pack.lane[k] = Types::Store(kLog ? (v - max) - scale : ExpShifted(v, max) * scale);
+          pack.lane[k] = Types::Store(kLog ? (v - max) - scale : RowExp<T>::Scaled(v - shift) * scale);
         }
         outr[p] = pack;
       }
@@ -807,17 +924,17 @@ void Softmax(const SoftmaxArgs& a) {
         }
       }
     }
-    // Rows too long for the register kernel, and, when there are rows for
-    // more than two waves of SMs, rows it would give 1024 threads (one row
-    // per SM): the shared kernel, where it holds them. With fewer rows, a
-    // 1024-thread row is the shorter latency (256 x 32000 log_softmax: 17.0
-    // against 19.6 us in 256-thread blocks).
+    // Rows too long for the register kernel, and, when there are more rows
+    // than SMs, rows it would give 1024 threads (one row per SM): the shared
+    // kernel, where it holds them. With fewer rows, a 1024-thread row is the
+    // shorter latency (32 x 32000 bfloat16: 5.9 against 6.8 us in 512-thread
+    // blocks; 256 rows: 12.8 against 11.3).
     SharedRowShape shared;
     if constexpr (kVec > 2) {
       const bool needs_sm = packs > int64_t{kMaxBlockThreads / 2} * kPacksMax<kVec>;
       if (packed && !cluster &&
-          (packs > kRegisterRowMaxPacks<kVec> || (needs_sm && a.rows > 2 * int64_t{scope.Multiprocessors()}))) {
-        shared = PickSharedRowShape(scope, packs);
+          (packs > kRegisterRowMaxPacks<kVec> || (needs_sm && a.rows > scope.Multiprocessors()))) {
+        shared = PickSharedRowShape(scope, a.rows, packs);
       }
     }
     if (cluster) {
