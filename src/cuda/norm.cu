@@ -7,14 +7,17 @@
 // packs when H and every pointer allow, else single elements. When the row
 // fits, a thread keeps its packs in registers (kCache <= 4 of them) between the
 // reduction and the output pass, so x is read from memory once; longer rows
-// (kCache == 0) are read again. A thread's weight (and bias) packs are loaded
-// with its row, before the reduction, so that their memory latency overlaps
-// x's instead of following it (at decode sizes a kernel is a chain of such
-// latencies). Reductions: each thread sums its packs in order, then a warp
-// butterfly (every lane ends with the same bits), then the per-warp partials
-// by a butterfly over one shared-memory exchange (one barrier per
-// reduction); deterministic for a given launch shape. Kernels are launched as
-// programmatic dependent launches (common.cuh).
+// (kCache == 0) are read again. How many packs a thread takes depends on the
+// kernel and on whether the rows fit the GPU at once (RowShape). A thread's
+// weight (and bias) packs are loaded with its row, before the reduction, so
+// that their memory latency overlaps x's instead of following it (at decode
+// sizes a kernel is a chain of such latencies). Reductions: each thread sums
+// its packs in order, then a warp butterfly (every lane ends with the same
+// bits), then the per-warp partials by a butterfly over one shared-memory
+// exchange (one barrier per reduction); deterministic for a given launch
+// shape. layernorm reduces (count, mean, M2) triples the same way, merged by
+// Chan's formula, so it needs one reduction per row, not two. Kernels are
+// launched as programmatic dependent launches (common.cuh).
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -55,10 +58,18 @@ struct Rows {
   const float* scale;  // kQuant only
   int64_t rows;
   int64_t hidden;
+  C inv_hidden;  // 1 / hidden where that is exact (hidden a power of two), else 0
   C eps;
   int64_t x_stride;  // elements between rows (64-bit offsets: row * stride may pass 2^31)
   int64_t residual_stride;
   int64_t out_stride;
+
+  // total / hidden, correctly rounded. Where 1 / hidden is a power of two the
+  // product is the same correctly rounded value and spares the division's
+  // instruction sequence on the path from the reduction to the output.
+  __device__ __forceinline__ C PerElement(C total) const {
+    return inv_hidden != 0 ? total * inv_hidden : total / static_cast<C>(hidden);
+  }
 };
 
 // The quant ops' output: e4m3fn(clamp(y / scale, -448, 448)), NaN kept
@@ -233,8 +244,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T,
         for (int i = 0; i < kLanes; ++i) sum_sq += value[i] * value[i];
       });
     }
-    const C inv_rms =
-        C(1) / sqrt(RowSum(sum_sq, partials, turn) / static_cast<C>(a.hidden) + a.eps);
+    const C inv_rms = C(1) / sqrt(a.PerElement(RowSum(sum_sq, partials, turn)) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
       const P v = row_pack(slot, p, true);
@@ -271,7 +281,81 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T,
   });
 }
 
-// Two-pass mean and variance in C, then out = (x - mean) * rstd * w + b.
+// Count, mean and M2 (the sum of squared deviations from the mean) of a set
+// of values: what layernorm reduces, in one pass over the threads.
+template <class C>
+struct Moments {
+  C count, mean, m2;
+};
+
+template <class C>
+__device__ __forceinline__ C ExactProduct(C a, C b) {  // never contracted into an FMA
+  if constexpr (std::is_same_v<C, double>) {
+    return __dmul_rn(a, b);
+  } else {
+    return __fmul_rn(a, b);
+  }
+}
+
+// Chan, Golub and LeVeque's merge of the moments of two disjoint sets. It is
+// symmetric bit for bit (merge(a, b) == merge(b, a): the two lanes of a
+// butterfly step get the same bits): delta appears only squared, the sums
+// are of pairs, and the products of the unequal-count case are kept apart
+// from the sum. Equal counts, the usual case (every thread of the row owns
+// as many packs), need no division.
+template <class C>
+__device__ __forceinline__ Moments<C> Merge(const Moments<C>& a, const Moments<C>& b) {
+  if (a.count == 0) return b;
+  if (b.count == 0) return a;
+  const C delta = b.mean - a.mean;
+  const C delta_sq = delta * delta;
+  if (a.count == b.count) {
+    return {a.count + b.count, (a.mean + b.mean) * C(0.5),
+            (a.m2 + b.m2) + delta_sq * (a.count * C(0.5))};
+  }
+  const C count = a.count + b.count;
+  const C mean = (ExactProduct(a.count, a.mean) + ExactProduct(b.count, b.mean)) / count;
+  return {count, mean, (a.m2 + b.m2) + delta_sq * (a.count * b.count / count)};
+}
+
+// Merges m over the lanes of each aligned group of `span` lanes (a power of
+// two), by a butterfly: every lane of a group ends with the same bits.
+template <class C>
+__device__ __forceinline__ Moments<C> GroupMerge(Moments<C> m, int span) {
+  for (int offset = 1; offset < span; offset *= 2) {
+    const Moments<C> other{__shfl_xor_sync(0xffffffffu, m.count, offset),
+                           __shfl_xor_sync(0xffffffffu, m.mean, offset),
+                           __shfl_xor_sync(0xffffffffu, m.m2, offset)};
+    m = Merge(m, other);
+  }
+  return m;
+}
+
+// The moments of this row group's values from each thread's; every thread
+// gets the same bits. The warps' moments are exchanged through buffer[turn],
+// one barrier per row, as in RowSum.
+template <class C>
+__device__ __forceinline__ Moments<C> RowMoments(Moments<C> m, Moments<C> (&buffer)[2][32],
+                                                 int& turn) {
+  m = GroupMerge(m, 32);
+  const int warps_per_row = blockDim.x / 32;
+  if (warps_per_row == 1) return m;
+  const int lane = threadIdx.x % 32;
+  Moments<C>* row_partials = buffer[turn] + threadIdx.y * warps_per_row;
+  turn ^= 1;
+  if (lane == 0) row_partials[threadIdx.x / 32] = m;
+  __syncthreads();
+  int span = 1;
+  while (span < warps_per_row) span *= 2;
+  const int warp = lane % span;
+  return GroupMerge(warp < warps_per_row ? row_partials[warp] : Moments<C>{0, 0, 0}, span);
+}
+
+// out = (x - mean) * rstd * w + b. Each thread takes the mean and M2 of its
+// own values (two passes over its registers, or over the row in memory when
+// kCache == 0), then one reduction merges them (Chan's formula): one barrier
+// and one butterfly per row instead of a reduction for the mean and another
+// for the variance, with the accuracy of two passes (no E[x^2] - E[x]^2).
 template <class T, class W, int kLanes, int kCache, class O>
 __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
@@ -280,7 +364,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<
   using P = Pack<T, kLanes>;
   using PW = Pack<W, kLanes>;
   using PO = Pack<O, kLanes>;
-  __shared__ C partials[2][32];
+  __shared__ Moments<C> partials[2][32];
   int turn = 0;
   WaitForPriorGrids();
   AllowDependentGrids();
@@ -295,16 +379,22 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
     auto* out = reinterpret_cast<PO*>(a.out + row * a.out_stride);
     P cache[kCache > 0 ? kCache : 1];
-    C sum = 0;
+    Moments<C> own{0, 0, 0};
     if (active) {
+      C sum = 0;
+      int64_t own_packs = 0;
       ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
         const P v = x[p];
 #pragma unroll
         for (int i = 0; i < kLanes; ++i) sum += Types::Load(v.lane[i]);
         if constexpr (kCache > 0) cache[slot] = v;
+        ++own_packs;
       });
+      if (own_packs > 0) {
+        own.count = static_cast<C>(own_packs * kLanes);
+        own.mean = sum / own.count;
+      }
     }
-    const C mean = RowSum(sum, partials, turn) / static_cast<C>(a.hidden);
     const auto row_pack = [&](int slot, int64_t p) {
       if constexpr (kCache > 0) {
         return cache[slot];
@@ -312,19 +402,19 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<
         return x[p];
       }
     };
-    C sum_sq_dev = 0;
     if (active) {
       ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
         const P v = row_pack(slot, p);
 #pragma unroll
         for (int i = 0; i < kLanes; ++i) {
-          const C dev = Types::Load(v.lane[i]) - mean;
-          sum_sq_dev += dev * dev;
+          const C dev = Types::Load(v.lane[i]) - own.mean;
+          own.m2 += dev * dev;
         }
       });
     }
-    const C rstd =
-        C(1) / sqrt(RowSum(sum_sq_dev, partials, turn) / static_cast<C>(a.hidden) + a.eps);
+    const Moments<C> moments = RowMoments(own, partials, turn);
+    const C mean = moments.mean;
+    const C rstd = C(1) / sqrt(a.PerElement(moments.m2) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
       const P v = row_pack(slot, p);
@@ -350,12 +440,20 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<
 template <class T, class W, class O>
 Rows<T, W, O> RowsOf(const NormArgs& args) {
   using C = typename CudaTypes<T>::Compute;
-  return Rows<T, W, O>{static_cast<const T*>(args.x),      static_cast<T*>(args.residual),
-                       static_cast<const W*>(args.weight), static_cast<const W*>(args.bias),
-                       static_cast<O*>(args.out),          args.scale,
-                       args.rows,                          args.hidden,
-                       static_cast<C>(args.eps),           args.x_stride,
-                       args.residual_stride,               args.out_stride};
+  const bool power_of_two = (args.hidden & (args.hidden - 1)) == 0;
+  return Rows<T, W, O>{static_cast<const T*>(args.x),
+                       static_cast<T*>(args.residual),
+                       static_cast<const W*>(args.weight),
+                       static_cast<const W*>(args.bias),
+                       static_cast<O*>(args.out),
+                       args.scale,
+                       args.rows,
+                       args.hidden,
+                       power_of_two ? static_cast<C>(1.0 / static_cast<double>(args.hidden)) : C(0),
+                       static_cast<C>(args.eps),
+                       args.x_stride,
+                       args.residual_stride,
+                       args.out_stride};
 }
 
 // Calls fn(TypeTag<O>{}) with O the output type: uint8_t (float8_e4m3fn
@@ -383,11 +481,35 @@ void VisitNormTypes(const NormArgs& args, Fn&& fn) {
 template <int N>
 using Int = std::integral_constant<int, N>;
 
+// How a kernel spreads a row over threads, by regime. Rows that all fit the
+// GPU at once (a decode step) are latency-bound: short per-thread chains
+// (loads, conversions, the thread's partial sum) matter more than the
+// cross-warp exchange, so such rows take a pack or two per thread. Many rows
+// are bandwidth-bound: fewer, fuller threads keep more bytes in flight per
+// register. Measured on an H100 (bfloat16 rows of 2048-8192 under CUDA graph
+// replay, docs/performance.md): 1 pack x up to 512 threads is best for the
+// RMS norms at decode sizes (fused_add by up to 0.25 us at 4096); layernorm,
+// whose merge steps cost more than a sum's, prefers up to 256 threads of 2-4
+// packs; at 16384 rows rmsnorm runs best with 2 packs, fused_add_rmsnorm and
+// layernorm with 4.
+struct RowShape {
+  int few_rows_packs;        // packs per thread (at least) when the rows fit the GPU at once
+  int few_rows_max_threads;  // the most threads such a row takes (before kMaxCache binds)
+  int many_rows_packs;       // packs per thread otherwise
+};
+constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads, 2};
+constexpr RowShape kFusedAddRMSNormShape{1, kMaxCachedRowThreads, 4};
+constexpr RowShape kLayerNormShape{2, 256, 4};
+
+constexpr int64_t WarpsOf(int64_t threads) { return (threads + 31) / 32 * 32; }
+constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 // Picks the pack width, the register cache depth and the launch shape for
 // the rows of `args` (parameters of type W), then calls
 // launch(Int<kLanes>, Int<kCache>, grid, block).
 template <class T, class W, class Launch>
-void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch) {
+void LaunchRows(const NormArgs& args, const DeviceScope& scope, const RowShape& shape,
+                Launch&& launch) {
   constexpr int kVectorLanes = 16 / sizeof(T);
   // Every row start aligned: hidden and the row strides multiples of a pack,
   // and the parameters aligned to theirs (32 bytes for float32 with 16-bit x).
@@ -403,20 +525,22 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch)
     aligned = aligned && reinterpret_cast<uintptr_t>(p) % (kVectorLanes * sizeof(W)) == 0;
   }
   const int64_t packs = aligned ? args.hidden / kVectorLanes : args.hidden;
-  // Up to kMaxCache packs per thread, so that each thread has several 16-byte
-  // loads in flight and a row needs few warps (cheap reductions): as many
-  // threads as that takes (a warp at least), then the smallest cache depth
-  // (a power of two) that holds the row. Rows longer than kMaxCache packs
-  // per thread of a kMaxCachedRowThreads block stream instead (cache 0, up
-  // to kMaxRowThreads threads).
-  const int64_t threads_for_row = ((packs + kMaxCache - 1) / kMaxCache + 31) / 32 * 32;
-  int row_threads = static_cast<int>(std::clamp<int64_t>(threads_for_row, 32, kMaxRowThreads));
+  // The shape's packs per thread (a warp at least, at most its thread
+  // count); rows that would then need more than kMaxCache packs a thread take
+  // more threads; the cache depth is the smallest power of two that holds the
+  // row. Rows longer than kMaxCache packs per thread of a
+  // kMaxCachedRowThreads block, and misaligned rows, stream instead (cache 0,
+  // up to kMaxRowThreads threads of about kMaxCache packs).
+  const bool few_rows = args.rows <= 2 * int64_t{scope.Multiprocessors()};
+  const int packs_per_thread = few_rows ? shape.few_rows_packs : shape.many_rows_packs;
+  const int max_threads = few_rows ? shape.few_rows_max_threads : kMaxCachedRowThreads;
+  const int64_t streaming_threads = std::min<int64_t>(WarpsOf(CeilDiv(packs, kMaxCache)), kMaxRowThreads);
+  int64_t threads = std::clamp<int64_t>(WarpsOf(CeilDiv(packs, packs_per_thread)), 32, max_threads);
+  if (!aligned || packs > kMaxCache * threads) threads = streaming_threads;
   int cache = 1;
-  while (cache < kMaxCache && packs > int64_t{cache} * row_threads) cache *= 2;
-  if (!aligned || row_threads > kMaxCachedRowThreads || packs > int64_t{cache} * row_threads) {
-    cache = 0;
-    row_threads = static_cast<int>(std::min<int64_t>(threads_for_row, kMaxRowThreads));
-  }
+  while (cache < kMaxCache && packs > cache * threads) cache *= 2;
+  if (!aligned || threads > kMaxCachedRowThreads || packs > cache * threads) cache = 0;
+  const int row_threads = static_cast<int>(threads);
   const int rows_per_block = std::max(1, kMinBlockThreads / row_threads);
   const dim3 block(row_threads, rows_per_block);
   const int64_t tiles = (args.rows + rows_per_block - 1) / rows_per_block;
@@ -438,7 +562,8 @@ void LaunchRMSNorm(const NormArgs& args) {
   VisitNormTypes(args, [&](auto t_tag, auto w_tag) {
     using T = typename decltype(t_tag)::type;
     using W = typename decltype(w_tag)::type;
-    LaunchRows<T, W>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
+    const RowShape& shape = kFusedAdd ? kFusedAddRMSNormShape : kRMSNormShape;
+    LaunchRows<T, W>(args, scope, shape, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
       constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
       if (args.scale != nullptr) {  // the quant ops (never in Gemma's style)
         LaunchDependent(scope, RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, uint8_t>,
@@ -466,7 +591,8 @@ void LayerNorm(const NormArgs& args) {
     using W = typename decltype(w_tag)::type;
     VisitOutputType<T>(args, [&](auto o_tag) {
       using O = typename decltype(o_tag)::type;
-      LaunchRows<T, W>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
+      LaunchRows<T, W>(args, scope, kLayerNormShape, [&](auto lanes, auto cache, dim3 grid,
+                                                         dim3 block) {
         LaunchDependent(scope,
                         LayerNormKernel<T, W, decltype(lanes)::value, decltype(cache)::value, O>,
                         grid, block, RowsOf<T, W, O>(args));
