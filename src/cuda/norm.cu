@@ -8,7 +8,7 @@
 // fits, a thread keeps its packs in registers (kCache <= 4 of them) between the
 // reduction and the output pass, so x is read from memory once; longer rows
 // (kCache == 0) are read again. How many packs a thread takes depends on the
-// kernel and on whether the rows fit the GPU at once (RowShape). A thread's
+// kernel and the row length (RowShape), never on the number of rows. A thread's
 // weight (and bias) packs are loaded with its row, before the reduction, so
 // that their memory latency overlaps x's instead of following it (at decode
 // sizes a kernel is a chain of such latencies). Reductions: each thread sums
@@ -40,6 +40,15 @@ constexpr int kMaxCache = 4;  // packs per thread kept in registers
 template <int kCache>
 constexpr int RowBlockBound() {
   return kCache > 0 ? kMaxCachedRowThreads : kMaxRowThreads;
+}
+// Blocks of RowBlockBound threads that must fit an SM at once: two for rows
+// of 1-2 packs a thread (at most 64 registers, so that many rows keep as
+// many bytes in flight per SM as with 4 packs a thread), except where the
+// parameters are wider than x or the output is fp8, which need more
+// registers than that (ptxas: 16-128 bytes of spills).
+template <int kCache, class T, class W, class O>
+constexpr int RowBlocksPerSm() {
+  return (kCache == 1 || kCache == 2) && std::is_same_v<T, W> && std::is_same_v<T, O> ? 2 : 1;
 }
 constexpr int kMinBlockThreads = 128;  // short rows: several rows per block
 
@@ -169,7 +178,8 @@ __device__ __forceinline__ void ForBlockRows(int64_t rows, Fn&& fn) {
 // fused sum unrounded in the variance and y (residual still gets T(sum), in
 // the second pass, since x is read there again).
 template <class T, class W, int kLanes, int kCache, bool kFusedAdd, bool kGemma, class O>
-__global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T, W, O> a) {
+__global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache, T, W, O>())
+    RMSNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
@@ -357,7 +367,8 @@ __device__ __forceinline__ Moments<C> RowMoments(Moments<C> m, Moments<C> (&buff
 // and one butterfly per row instead of a reduction for the mean and another
 // for the variance, with the accuracy of two passes (no E[x^2] - E[x]^2).
 template <class T, class W, int kLanes, int kCache, class O>
-__global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<T, W, O> a) {
+__global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache, T, W, O>())
+    LayerNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using ParamTypes = CudaTypes<W>;
   using C = typename Types::Compute;
@@ -481,25 +492,23 @@ void VisitNormTypes(const NormArgs& args, Fn&& fn) {
 template <int N>
 using Int = std::integral_constant<int, N>;
 
-// How a kernel spreads a row over threads, by regime. Rows that all fit the
-// GPU at once (a decode step) are latency-bound: short per-thread chains
-// (loads, conversions, the thread's partial sum) matter more than the
-// cross-warp exchange, so such rows take a pack or two per thread. Many rows
-// are bandwidth-bound: fewer, fuller threads keep more bytes in flight per
-// register. Measured on an H100 (bfloat16 rows of 2048-8192 under CUDA graph
-// replay, docs/performance.md): 1 pack x up to 512 threads is best for the
-// RMS norms at decode sizes (fused_add by up to 0.25 us at 4096); layernorm,
-// whose merge steps cost more than a sum's, prefers up to 256 threads of 2-4
-// packs; at 16384 rows rmsnorm runs best with 2 packs, fused_add_rmsnorm and
-// layernorm with 4.
+// How a kernel spreads a row over threads: at least packs_per_thread packs
+// a thread, up to max_threads threads (more only where kMaxCache would
+// otherwise be exceeded). It depends on the row length alone, never on the
+// number of rows, so a row's result has the same bits whatever the batch.
+// Measured on an H100 (bfloat16 rows of 2048-8192, 1-128 of them, under CUDA
+// graph replay; docs/performance.md): at decode sizes a kernel is latency-
+// bound and the per-thread chain (loads, conversions, the thread's partial
+// sum) costs more than a wider cross-warp exchange, so the RMS norms take
+// one pack a thread up to 512 threads (fused_add_rmsnorm 4096: 1.76 us
+// against 2.18 with 4 packs); layernorm, whose merge steps cost more than a
+// sum's, is fastest with 2-4 packs on up to 256 threads.
 struct RowShape {
-  int few_rows_packs;        // packs per thread (at least) when the rows fit the GPU at once
-  int few_rows_max_threads;  // the most threads such a row takes (before kMaxCache binds)
-  int many_rows_packs;       // packs per thread otherwise
+  int packs_per_thread;
+  int max_threads;
 };
-constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads, 2};
-constexpr RowShape kFusedAddRMSNormShape{1, kMaxCachedRowThreads, 4};
-constexpr RowShape kLayerNormShape{2, 256, 4};
+constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads};
+constexpr RowShape kLayerNormShape{2, 256};
 
 constexpr int64_t WarpsOf(int64_t threads) { return (threads + 31) / 32 * 32; }
 constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -531,11 +540,10 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, const RowShape& 
   // row. Rows longer than kMaxCache packs per thread of a
   // kMaxCachedRowThreads block, and misaligned rows, stream instead (cache 0,
   // up to kMaxRowThreads threads of about kMaxCache packs).
-  const bool few_rows = args.rows <= 2 * int64_t{scope.Multiprocessors()};
-  const int packs_per_thread = few_rows ? shape.few_rows_packs : shape.many_rows_packs;
-  const int max_threads = few_rows ? shape.few_rows_max_threads : kMaxCachedRowThreads;
-  const int64_t streaming_threads = std::min<int64_t>(WarpsOf(CeilDiv(packs, kMaxCache)), kMaxRowThreads);
-  int64_t threads = std::clamp<int64_t>(WarpsOf(CeilDiv(packs, packs_per_thread)), 32, max_threads);
+  const int64_t streaming_threads =
+      std::min<int64_t>(WarpsOf(CeilDiv(packs, kMaxCache)), kMaxRowThreads);
+  int64_t threads = std::clamp<int64_t>(WarpsOf(CeilDiv(packs, shape.packs_per_thread)), 32,
+                                        shape.max_threads);
   if (!aligned || packs > kMaxCache * threads) threads = streaming_threads;
   int cache = 1;
   while (cache < kMaxCache && packs > cache * threads) cache *= 2;
@@ -562,8 +570,8 @@ void LaunchRMSNorm(const NormArgs& args) {
   VisitNormTypes(args, [&](auto t_tag, auto w_tag) {
     using T = typename decltype(t_tag)::type;
     using W = typename decltype(w_tag)::type;
-    const RowShape& shape = kFusedAdd ? kFusedAddRMSNormShape : kRMSNormShape;
-    LaunchRows<T, W>(args, scope, shape, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
+    LaunchRows<T, W>(args, scope, kRMSNormShape, [&](auto lanes, auto cache, dim3 grid,
+                                                     dim3 block) {
       constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
       if (args.scale != nullptr) {  // the quant ops (never in Gemma's style)
         LaunchDependent(scope, RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, uint8_t>,
