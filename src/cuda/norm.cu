@@ -15,9 +15,8 @@
 // its packs in order, then a warp butterfly (every lane ends with the same
 // bits), then the per-warp partials by a butterfly over one shared-memory
 // exchange (one barrier per reduction); deterministic for a given launch
-// shape. layernorm reduces (count, mean, M2) triples the same way, merged by
-// Chan's formula, so it needs one reduction per row, not two. Kernels are
-// launched as programmatic dependent launches (common.cuh).
+// shape. Kernels are launched as programmatic dependent launches
+// (common.cuh).
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -291,81 +290,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache
   });
 }
 
-// Count, mean and M2 (the sum of squared deviations from the mean) of a set
-// of values: what layernorm reduces, in one pass over the threads.
-template <class C>
-struct Moments {
-  C count, mean, m2;
-};
-
-template <class C>
-__device__ __forceinline__ C ExactProduct(C a, C b) {  // never contracted into an FMA
-  if constexpr (std::is_same_v<C, double>) {
-    return __dmul_rn(a, b);
-  } else {
-    return __fmul_rn(a, b);
-  }
-}
-
-// Chan, Golub and LeVeque's merge of the moments of two disjoint sets. It is
-// symmetric bit for bit (merge(a, b) == merge(b, a): the two lanes of a
-// butterfly step get the same bits): delta appears only squared, the sums
-// are of pairs, and the products of the unequal-count case are kept apart
-// from the sum. Equal counts, the usual case (every thread of the row owns
-// as many packs), need no division.
-template <class C>
-__device__ __forceinline__ Moments<C> Merge(const Moments<C>& a, const Moments<C>& b) {
-  if (a.count == 0) return b;
-  if (b.count == 0) return a;
-  const C delta = b.mean - a.mean;
-  const C delta_sq = delta * delta;
-  if (a.count == b.count) {
-    return {a.count + b.count, (a.mean + b.mean) * C(0.5),
-            (a.m2 + b.m2) + delta_sq * (a.count * C(0.5))};
-  }
-  const C count = a.count + b.count;
-  const C mean = (ExactProduct(a.count, a.mean) + ExactProduct(b.count, b.mean)) / count;
-  return {count, mean, (a.m2 + b.m2) + delta_sq * (a.count * b.count / count)};
-}
-
-// Merges m over the lanes of each aligned group of `span` lanes (a power of
-// two), by a butterfly: every lane of a group ends with the same bits.
-template <class C>
-__device__ __forceinline__ Moments<C> GroupMerge(Moments<C> m, int span) {
-  for (int offset = 1; offset < span; offset *= 2) {
-    const Moments<C> other{__shfl_xor_sync(0xffffffffu, m.count, offset),
-                           __shfl_xor_sync(0xffffffffu, m.mean, offset),
-                           __shfl_xor_sync(0xffffffffu, m.m2, offset)};
-    m = Merge(m, other);
-  }
-  return m;
-}
-
-// The moments of this row group's values from each thread's; every thread
-// gets the same bits. The warps' moments are exchanged through buffer[turn],
-// one barrier per row, as in RowSum.
-template <class C>
-__device__ __forceinline__ Moments<C> RowMoments(Moments<C> m, Moments<C> (&buffer)[2][32],
-                                                 int& turn) {
-  m = GroupMerge(m, 32);
-  const int warps_per_row = blockDim.x / 32;
-  if (warps_per_row == 1) return m;
-  const int lane = threadIdx.x % 32;
-  Moments<C>* row_partials = buffer[turn] + threadIdx.y * warps_per_row;
-  turn ^= 1;
-  if (lane == 0) row_partials[threadIdx.x / 32] = m;
-  __syncthreads();
-  int span = 1;
-  while (span < warps_per_row) span *= 2;
-  const int warp = lane % span;
-  return GroupMerge(warp < warps_per_row ? row_partials[warp] : Moments<C>{0, 0, 0}, span);
-}
-
-// out = (x - mean) * rstd * w + b. Each thread takes the mean and M2 of its
-// own values (two passes over its registers, or over the row in memory when
-// kCache == 0), then one reduction merges them (Chan's formula): one barrier
-// and one butterfly per row instead of a reduction for the mean and another
-// for the variance, with the accuracy of two passes (no E[x^2] - E[x]^2).
+// Two-pass mean and variance in C, then out = (x - mean) * rstd * w + b.
 template <class T, class W, int kLanes, int kCache, class O>
 __global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache, T, W, O>())
     LayerNormKernel(Rows<T, W, O> a) {
@@ -375,7 +300,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache
   using P = Pack<T, kLanes>;
   using PW = Pack<W, kLanes>;
   using PO = Pack<O, kLanes>;
-  __shared__ Moments<C> partials[2][32];
+  __shared__ C partials[2][32];
   int turn = 0;
   WaitForPriorGrids();
   AllowDependentGrids();
@@ -390,22 +315,16 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
     auto* out = reinterpret_cast<PO*>(a.out + row * a.out_stride);
     P cache[kCache > 0 ? kCache : 1];
-    Moments<C> own{0, 0, 0};
+    C sum = 0;
     if (active) {
-      C sum = 0;
-      int64_t own_packs = 0;
       ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
         const P v = x[p];
 #pragma unroll
         for (int i = 0; i < kLanes; ++i) sum += Types::Load(v.lane[i]);
         if constexpr (kCache > 0) cache[slot] = v;
-        ++own_packs;
       });
-      if (own_packs > 0) {
-        own.count = static_cast<C>(own_packs * kLanes);
-        own.mean = sum / own.count;
-      }
     }
+    const C mean = a.PerElement(RowSum(sum, partials, turn));
     const auto row_pack = [&](int slot, int64_t p) {
       if constexpr (kCache > 0) {
         return cache[slot];
@@ -413,19 +332,18 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache
         return x[p];
       }
     };
+    C sum_sq_dev = 0;
     if (active) {
       ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
         const P v = row_pack(slot, p);
 #pragma unroll
         for (int i = 0; i < kLanes; ++i) {
-          const C dev = Types::Load(v.lane[i]) - own.mean;
-          own.m2 += dev * dev;
+          const C dev = Types::Load(v.lane[i]) - mean;
+          sum_sq_dev += dev * dev;
         }
       });
     }
-    const Moments<C> moments = RowMoments(own, partials, turn);
-    const C mean = moments.mean;
-    const C rstd = C(1) / sqrt(a.PerElement(moments.m2) + a.eps);
+    const C rstd = C(1) / sqrt(a.PerElement(RowSum(sum_sq_dev, partials, turn)) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
       const P v = row_pack(slot, p);
@@ -500,15 +418,16 @@ using Int = std::integral_constant<int, N>;
 // graph replay; docs/performance.md): at decode sizes a kernel is latency-
 // bound and the per-thread chain (loads, conversions, the thread's partial
 // sum) costs more than a wider cross-warp exchange, so the RMS norms take
-// one pack a thread up to 512 threads (fused_add_rmsnorm 4096: 1.76 us
-// against 2.18 with 4 packs); layernorm, whose merge steps cost more than a
-// sum's, is fastest with 2-4 packs on up to 256 threads.
+// one pack a thread up to 512 threads (fused_add_rmsnorm 1x4096: 1.95 us
+// against 2.19 with 4 packs). layernorm keeps 4 packs a thread: its
+// two-pass reduction at 2 packs on 256 threads saved 0.06 us at decode sizes
+// but cost 12% at 4096 rows of 4096.
 struct RowShape {
   int packs_per_thread;
   int max_threads;
 };
 constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads};
-constexpr RowShape kLayerNormShape{2, 256};
+constexpr RowShape kLayerNormShape{kMaxCache, kMaxCachedRowThreads};
 
 constexpr int64_t WarpsOf(int64_t threads) { return (threads + 31) / 32 * 32; }
 constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
