@@ -17,15 +17,16 @@ import torch
 
 from hetkern.bench import activation, elementwise, harness, norm, rope, softmax
 
+DECODE = [(t, h) for h in (2048, 4096, 8192) for t in (1, 8, 32, 128)]
 CASES = {
-    "rmsnorm": [(t, h) for h in (2048, 4096, 8192) for t in (1, 8, 32, 128)] + [(16384, 8192)],
-    "fused_add_rmsnorm": [(t, 4096) for t in (1, 8, 32, 128)] + [(16384, 8192)],
-    "gemma_rmsnorm": [(t, 4096) for t in (1, 8, 32, 128)] + [(16384, 8192)],
-    "gemma_fused_add_rmsnorm": [(t, 4096) for t in (1, 8, 32, 128)] + [(16384, 8192)],
-    "layernorm": [(t, 4096) for t in (1, 8, 32, 128)] + [(4096, 4096)],
-    "rmsnorm_quant": [(t, 4096) for t in (1, 8, 32, 128)] + [(16384, 8192)],
-    "fused_add_rmsnorm_quant": [(t, 4096) for t in (1, 8, 32, 128)] + [(16384, 8192)],
-    "layernorm_quant": [(t, 4096) for t in (1, 8, 32, 128)] + [(4096, 4096)],
+    "rmsnorm": DECODE + [(16384, 8192)],
+    "fused_add_rmsnorm": DECODE + [(16384, 8192)],
+    "gemma_rmsnorm": DECODE + [(16384, 8192)],
+    "gemma_fused_add_rmsnorm": DECODE + [(16384, 8192)],
+    "layernorm": DECODE + [(4096, 4096)],
+    "rmsnorm_quant": DECODE + [(16384, 8192)],
+    "fused_add_rmsnorm_quant": DECODE + [(16384, 8192)],
+    "layernorm_quant": DECODE + [(4096, 4096)],
     "silu_and_mul": [(t, 4096) for t in (1, 8, 32, 128)] + [(t, 14336) for t in (1, 128)] + [(16384, 8192)],
     "gelu_and_mul": [(t, 4096) for t in (1, 32, 128)],
     "gelu_tanh_and_mul": [(t, 4096) for t in (1, 32, 128)],

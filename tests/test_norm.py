@@ -595,6 +595,31 @@ def test_cuda_llm_shapes(dtype, op):
 
 
 @requires_cuda
+@pytest.mark.parametrize("op", list(MATRIX))
+@pytest.mark.parametrize("hidden", [2048, 4096, 8192, 5120])
+def test_cuda_row_bits_independent_of_row_count(op, hidden):
+    """The launch shape follows H alone: a row gives the same bits alone and
+    in a batch of 4096 rows (grid-stride, many blocks per SM)."""
+    dtype, rows = torch.bfloat16, 4096
+    x = rows_tensor((rows, hidden), dtype, "cuda", seed=hidden)
+    r = rows_tensor((rows, hidden), dtype, "cuda", seed=hidden + 1)
+    w = weight_tensor(hidden, dtype, "cuda")
+
+    def run(x, r):
+        if op in RMS_OPS:
+            return RMS_OPS[op][0](x, w)
+        if op in FUSED_OPS:
+            FUSED_OPS[op][0](x, r, w)
+            return x
+        return hetkern.layernorm(x, w, w)
+
+    batch = run(x.clone(), r.clone())
+    for row in (0, 1, rows - 1):
+        alone = run(x[row:row + 1].clone(), r[row:row + 1].clone())
+        assert_bitwise_equal(batch[row:row + 1], alone)
+
+
+@requires_cuda
 def test_cuda_misaligned_weight_and_out():
     """Every pointer must allow 16-byte packs; a misaligned one takes the
     element-wise path, with the same results up to the reduction order."""

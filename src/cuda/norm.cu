@@ -7,14 +7,16 @@
 // packs when H and every pointer allow, else single elements. When the row
 // fits, a thread keeps its packs in registers (kCache <= 4 of them) between the
 // reduction and the output pass, so x is read from memory once; longer rows
-// (kCache == 0) are read again. A thread's weight (and bias) packs are loaded
-// with its row, before the reduction, so that their memory latency overlaps
-// x's instead of following it (at decode sizes a kernel is a chain of such
-// latencies). Reductions: each thread sums its packs in order, then a warp
-// butterfly (every lane ends with the same bits), then the per-warp partials
-// by a butterfly over one shared-memory exchange (one barrier per
-// reduction); deterministic for a given launch shape. Kernels are launched as
-// programmatic dependent launches (common.cuh).
+// (kCache == 0) are read again. How many packs a thread takes depends on the
+// kernel and the row length (RowShape), never on the number of rows. A thread's
+// weight (and bias) packs are loaded with its row, before the reduction, so
+// that their memory latency overlaps x's instead of following it (at decode
+// sizes a kernel is a chain of such latencies). Reductions: each thread sums
+// its packs in order, then a warp butterfly (every lane ends with the same
+// bits), then the per-warp partials by a butterfly over one shared-memory
+// exchange (one barrier per reduction); deterministic for a given launch
+// shape. Kernels are launched as programmatic dependent launches
+// (common.cuh).
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -38,6 +40,15 @@ template <int kCache>
 constexpr int RowBlockBound() {
   return kCache > 0 ? kMaxCachedRowThreads : kMaxRowThreads;
 }
+// Blocks of RowBlockBound threads that must fit an SM at once: two for rows
+// of 1-2 packs a thread (at most 64 registers, so that many rows keep as
+// many bytes in flight per SM as with 4 packs a thread), except where the
+// parameters are wider than x or the output is fp8, which need more
+// registers than that (ptxas: 16-128 bytes of spills).
+template <int kCache, class T, class W, class O>
+constexpr int RowBlocksPerSm() {
+  return (kCache == 1 || kCache == 2) && std::is_same_v<T, W> && std::is_same_v<T, O> ? 2 : 1;
+}
 constexpr int kMinBlockThreads = 128;  // short rows: several rows per block
 
 // Typed pointers of one launch: x, residual of storage type T; weight and
@@ -55,10 +66,18 @@ struct Rows {
   const float* scale;  // kQuant only
   int64_t rows;
   int64_t hidden;
+  C inv_hidden;  // 1 / hidden where that is exact (hidden a power of two), else 0
   C eps;
   int64_t x_stride;  // elements between rows (64-bit offsets: row * stride may pass 2^31)
   int64_t residual_stride;
   int64_t out_stride;
+
+  // total / hidden, correctly rounded. Where 1 / hidden is a power of two the
+  // product is the same correctly rounded value and spares the division's
+  // instruction sequence on the path from the reduction to the output.
+  __device__ __forceinline__ C PerElement(C total) const {
+    return inv_hidden != 0 ? total * inv_hidden : total / static_cast<C>(hidden);
+  }
 };
 
 // The quant ops' output: e4m3fn(clamp(y / scale, -448, 448)), NaN kept
@@ -158,7 +177,8 @@ __device__ __forceinline__ void ForBlockRows(int64_t rows, Fn&& fn) {
 // fused sum unrounded in the variance and y (residual still gets T(sum), in
 // the second pass, since x is read there again).
 template <class T, class W, int kLanes, int kCache, bool kFusedAdd, bool kGemma, class O>
-__global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T, W, O> a) {
+__global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache, T, W, O>())
+    RMSNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
@@ -233,8 +253,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T,
         for (int i = 0; i < kLanes; ++i) sum_sq += value[i] * value[i];
       });
     }
-    const C inv_rms =
-        C(1) / sqrt(RowSum(sum_sq, partials, turn) / static_cast<C>(a.hidden) + a.eps);
+    const C inv_rms = C(1) / sqrt(a.PerElement(RowSum(sum_sq, partials, turn)) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
       const P v = row_pack(slot, p, true);
@@ -273,7 +292,8 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) RMSNormKernel(Rows<T,
 
 // Two-pass mean and variance in C, then out = (x - mean) * rstd * w + b.
 template <class T, class W, int kLanes, int kCache, class O>
-__global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<T, W, O> a) {
+__global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache, T, W, O>())
+    LayerNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using ParamTypes = CudaTypes<W>;
   using C = typename Types::Compute;
@@ -304,7 +324,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<
         if constexpr (kCache > 0) cache[slot] = v;
       });
     }
-    const C mean = RowSum(sum, partials, turn) / static_cast<C>(a.hidden);
+    const C mean = a.PerElement(RowSum(sum, partials, turn));
     const auto row_pack = [&](int slot, int64_t p) {
       if constexpr (kCache > 0) {
         return cache[slot];
@@ -323,8 +343,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<
         }
       });
     }
-    const C rstd =
-        C(1) / sqrt(RowSum(sum_sq_dev, partials, turn) / static_cast<C>(a.hidden) + a.eps);
+    const C rstd = C(1) / sqrt(a.PerElement(RowSum(sum_sq_dev, partials, turn)) + a.eps);
     if (!active) return;
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
       const P v = row_pack(slot, p);
@@ -350,12 +369,20 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>()) LayerNormKernel(Rows<
 template <class T, class W, class O>
 Rows<T, W, O> RowsOf(const NormArgs& args) {
   using C = typename CudaTypes<T>::Compute;
-  return Rows<T, W, O>{static_cast<const T*>(args.x),      static_cast<T*>(args.residual),
-                       static_cast<const W*>(args.weight), static_cast<const W*>(args.bias),
-                       static_cast<O*>(args.out),          args.scale,
-                       args.rows,                          args.hidden,
-                       static_cast<C>(args.eps),           args.x_stride,
-                       args.residual_stride,               args.out_stride};
+  const bool power_of_two = (args.hidden & (args.hidden - 1)) == 0;
+  return Rows<T, W, O>{static_cast<const T*>(args.x),
+                       static_cast<T*>(args.residual),
+                       static_cast<const W*>(args.weight),
+                       static_cast<const W*>(args.bias),
+                       static_cast<O*>(args.out),
+                       args.scale,
+                       args.rows,
+                       args.hidden,
+                       power_of_two ? static_cast<C>(1.0 / static_cast<double>(args.hidden)) : C(0),
+                       static_cast<C>(args.eps),
+                       args.x_stride,
+                       args.residual_stride,
+                       args.out_stride};
 }
 
 // Calls fn(TypeTag<O>{}) with O the output type: uint8_t (float8_e4m3fn
@@ -383,11 +410,34 @@ void VisitNormTypes(const NormArgs& args, Fn&& fn) {
 template <int N>
 using Int = std::integral_constant<int, N>;
 
+// How a kernel spreads a row over threads: at least packs_per_thread packs
+// a thread, up to max_threads threads (more only where kMaxCache would
+// otherwise be exceeded). It depends on the row length alone, never on the
+// number of rows, so a row's result has the same bits whatever the batch.
+// Measured on an H100 (bfloat16 rows of 2048-8192, 1-128 of them, under CUDA
+// graph replay; docs/performance.md): at decode sizes a kernel is latency-
+// bound and the per-thread chain (loads, conversions, the thread's partial
+// sum) costs more than a wider cross-warp exchange, so the RMS norms take
+// one pack a thread up to 512 threads (fused_add_rmsnorm 1x4096: 1.95 us
+// against 2.19 with 4 packs). layernorm keeps 4 packs a thread: its
+// two-pass reduction at 2 packs on 256 threads saved 0.06 us at decode sizes
+// but cost 12% at 4096 rows of 4096.
+struct RowShape {
+  int packs_per_thread;
+  int max_threads;
+};
+constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads};
+constexpr RowShape kLayerNormShape{kMaxCache, kMaxCachedRowThreads};
+
+constexpr int64_t WarpsOf(int64_t threads) { return (threads + 31) / 32 * 32; }
+constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 // Picks the pack width, the register cache depth and the launch shape for
 // the rows of `args` (parameters of type W), then calls
 // launch(Int<kLanes>, Int<kCache>, grid, block).
 template <class T, class W, class Launch>
-void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch) {
+void LaunchRows(const NormArgs& args, const DeviceScope& scope, const RowShape& shape,
+                Launch&& launch) {
   constexpr int kVectorLanes = 16 / sizeof(T);
   // Every row start aligned: hidden and the row strides multiples of a pack,
   // and the parameters aligned to theirs (32 bytes for float32 with 16-bit x).
@@ -403,20 +453,21 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, Launch&& launch)
     aligned = aligned && reinterpret_cast<uintptr_t>(p) % (kVectorLanes * sizeof(W)) == 0;
   }
   const int64_t packs = aligned ? args.hidden / kVectorLanes : args.hidden;
-  // Up to kMaxCache packs per thread, so that each thread has several 16-byte
-  // loads in flight and a row needs few warps (cheap reductions): as many
-  // threads as that takes (a warp at least), then the smallest cache depth
-  // (a power of two) that holds the row. Rows longer than kMaxCache packs
-  // per thread of a kMaxCachedRowThreads block stream instead (cache 0, up
-  // to kMaxRowThreads threads).
-  const int64_t threads_for_row = ((packs + kMaxCache - 1) / kMaxCache + 31) / 32 * 32;
-  int row_threads = static_cast<int>(std::clamp<int64_t>(threads_for_row, 32, kMaxRowThreads));
+  // The shape's packs per thread (a warp at least, at most its thread
+  // count); rows that would then need more than kMaxCache packs a thread take
+  // more threads; the cache depth is the smallest power of two that holds the
+  // row. Rows longer than kMaxCache packs per thread of a
+  // kMaxCachedRowThreads block, and misaligned rows, stream instead (cache 0,
+  // up to kMaxRowThreads threads of about kMaxCache packs).
+  const int64_t streaming_threads =
+      std::min<int64_t>(WarpsOf(CeilDiv(packs, kMaxCache)), kMaxRowThreads);
+  int64_t threads = std::clamp<int64_t>(WarpsOf(CeilDiv(packs, shape.packs_per_thread)), 32,
+                                        shape.max_threads);
+  if (!aligned || packs > kMaxCache * threads) threads = streaming_threads;
   int cache = 1;
-  while (cache < kMaxCache && packs > int64_t{cache} * row_threads) cache *= 2;
-  if (!aligned || row_threads > kMaxCachedRowThreads || packs > int64_t{cache} * row_threads) {
-    cache = 0;
-    row_threads = static_cast<int>(std::min<int64_t>(threads_for_row, kMaxRowThreads));
-  }
+  while (cache < kMaxCache && packs > cache * threads) cache *= 2;
+  if (!aligned || threads > kMaxCachedRowThreads || packs > cache * threads) cache = 0;
+  const int row_threads = static_cast<int>(threads);
   const int rows_per_block = std::max(1, kMinBlockThreads / row_threads);
   const dim3 block(row_threads, rows_per_block);
   const int64_t tiles = (args.rows + rows_per_block - 1) / rows_per_block;
@@ -438,7 +489,8 @@ void LaunchRMSNorm(const NormArgs& args) {
   VisitNormTypes(args, [&](auto t_tag, auto w_tag) {
     using T = typename decltype(t_tag)::type;
     using W = typename decltype(w_tag)::type;
-    LaunchRows<T, W>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
+    LaunchRows<T, W>(args, scope, kRMSNormShape, [&](auto lanes, auto cache, dim3 grid,
+                                                     dim3 block) {
       constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
       if (args.scale != nullptr) {  // the quant ops (never in Gemma's style)
         LaunchDependent(scope, RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, uint8_t>,
@@ -466,7 +518,8 @@ void LayerNorm(const NormArgs& args) {
     using W = typename decltype(w_tag)::type;
     VisitOutputType<T>(args, [&](auto o_tag) {
       using O = typename decltype(o_tag)::type;
-      LaunchRows<T, W>(args, scope, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
+      LaunchRows<T, W>(args, scope, kLayerNormShape, [&](auto lanes, auto cache, dim3 grid,
+                                                         dim3 block) {
         LaunchDependent(scope,
                         LayerNormKernel<T, W, decltype(lanes)::value, decltype(cache)::value, O>,
                         grid, block, RowsOf<T, W, O>(args));
