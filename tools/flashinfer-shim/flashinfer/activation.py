@@ -7,7 +7,7 @@ def silu_and_mul(input, out=None, enable_pdl=None):
 
 
 def gelu_tanh_and_mul(input, out=None, enable_pdl=None):
-    return hetkern.gelu_tanh_and_mul(input, out=out)
+    return hetkern.gelu_and_mul(input, "tanh", out=out)
 
 
 def gelu_and_mul(input, out=None, enable_pdl=None):
