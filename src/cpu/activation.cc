@@ -54,7 +54,7 @@ HWY_INLINE void VisitHalfType(DType dtype, Fn&& fn) {
 // overrides it. Tables where 16-lane gathers are fast: AMD Zen 4/5 and Intel
 // Sapphire Rapids and later (none has the gather microcode of Intel's
 // GDS/Downfall mitigation), from 64K elements on, where building a table
-// (65536 evaluations, 30-80 us once) is paid back within a call or two.
+// (65536 evaluations, ~0.1 ms once) is paid back within a call or two.
 // Older targets compute: their gathers are emulated (SSE4 and below) or
 // microcoded on Intel Skylake to Ice Lake.
 int64_t DefaultTableMinElements(Activation act, bool gated) {
