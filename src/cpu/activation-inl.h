@@ -232,6 +232,87 @@ HWY_INLINE void MapGated(const T* gate, const T* up, T* out, size_t n, const Op&
   });
 }
 
+// ---- Table lookups of 16-bit activations (src/cpu/activation.cc builds the
+// tables by running the kernels above over all 65536 bit patterns, so a lookup
+// gives the same bits as computing) ----
+
+// Whether lookups use vector gathers (x86 AVX2 and up: 8 or 16 entries per
+// vpgatherdd) or one load per entry (other targets, whose gathers Highway
+// emulates with the same loads).
+#undef HETKERN_HWY_GATHER
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#define HETKERN_HWY_GATHER 1
+#else
+#define HETKERN_HWY_GATHER 0
+#endif
+
+// Entries of a 16-bit table: one per bit pattern, plus 2 of padding so that
+// the 32-bit gather lane of the last pattern stays inside the table.
+constexpr size_t kHalfPatterns = 65536;
+constexpr size_t kHalfTableEntries = kHalfPatterns + 2;
+
+// out[i] = table[x[i]] for i in [0, n) (16-bit patterns); out may equal x.
+// Gathering: each vector of 16-bit patterns becomes two vectors of byte
+// offsets 2 * x; a 32-bit gather at each offset holds the entry in its lower
+// half (little endian), which the narrowing keeps.
+HWY_INLINE void LookupHalf(const uint16_t* HWY_RESTRICT table, const uint16_t* x, uint16_t* out,
+                           size_t n) {
+  size_t i = 0;
+#if HETKERN_HWY_GATHER
+  const hn::ScalableTag<uint16_t> d16;
+  const hn::Repartition<int32_t, decltype(d16)> di32;
+  const hn::RebindToUnsigned<decltype(di32)> du32;
+  const int32_t* base = reinterpret_cast<const int32_t*>(table);
+  const auto gather = [&](hn::Vec<decltype(du32)> patterns) HWY_ATTR {
+    return hn::BitCast(du32, hn::GatherOffset(di32, base, hn::BitCast(di32, hn::ShiftLeft<1>(patterns))));
+  };
+  const size_t lanes = hn::Lanes(d16);
+  for (; i + lanes <= n; i += lanes) {
+    PrefetchAhead(x + i);
+    PrefetchAhead<1>(out + i);
+    const auto patterns = hn::LoadU(d16, x + i);
+    const auto lower = gather(hn::PromoteLowerTo(du32, patterns));
+    const auto upper = gather(hn::PromoteUpperTo(du32, patterns));
+    hn::StoreU(hn::OrderedTruncate2To(d16, lower, upper), d16, out + i);
+  }
+#endif
+  for (; i < n; ++i) out[i] = table[x[i]];
+}
+
+// The float32 entries of `act_table` at the first `count` (or Lanes(d)) 16-bit
+// patterns at p; the other lanes hold any entry.
+template <class D>
+HWY_INLINE hn::Vec<D> LookupFloats(D d, const float* HWY_RESTRICT act_table,
+                                   const uint16_t* HWY_RESTRICT p, size_t count) {
+#if HETKERN_HWY_GATHER
+  const hn::Rebind<uint16_t, D> d16;
+  const hn::RebindToSigned<D> di32;
+  // LoadN fills the lanes past count with pattern 0: a valid index.
+  const auto patterns = count >= hn::Lanes(d) ? hn::LoadU(d16, p) : hn::LoadN(d16, p, count);
+  return hn::GatherIndex(d, act_table, hn::PromoteTo(di32, patterns));
+#else
+  HWY_ALIGN float entries[hn::MaxLanes(d)] = {};
+  for (size_t j = 0; j < HWY_MIN(count, hn::Lanes(d)); ++j) entries[j] = act_table[p[j]];
+  return hn::Load(d, entries);
+#endif
+}
+
+// MapGated with act(gate) read from `act_table` (float32, one entry per
+// 16-bit pattern of the gate) instead of computed: the same product of the
+// same float32 values, rounded once, so the same bits.
+template <class T>
+HWY_INLINE void MapGatedLookup(const float* HWY_RESTRICT act_table, const T* gate, const T* up,
+                               T* out, size_t n) {
+  static_assert(sizeof(T) == 2, "gate tables exist for 16-bit types only");
+  ForEachVector<float>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
+    PrefetchAhead(gate + i);
+    PrefetchAhead(up + i);
+    PrefetchAhead<1>(out + i);
+    const auto act = LookupFloats(d, act_table, HalfBits(gate + i), n - i);
+    io.Store(hn::Mul(act, io.Load(d, up + i)), d, out + i);
+  });
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu
 }  // namespace hetkern
