@@ -18,24 +18,16 @@ import pytest
 import torch
 
 import hetkern
+from test_activation import GATED as GATED_ACTIVATIONS
+from test_activation import HETKERN as ACTIVATIONS
 
 _lib = hetkern._lib.module
 ALWAYS, NEVER = 0, 1 << 62
 HALF = [torch.float16, torch.bfloat16]
 
-UNARY = {
-    "sigmoid": hetkern.sigmoid,
-    "silu": hetkern.silu,
-    "gelu": hetkern.gelu,
-    "gelu_tanh": lambda x, out=None: hetkern.gelu(x, "tanh", out=out),
-    "tanh": hetkern.tanh,
-    "exp": hetkern.exp,
-}
-GATED = {
-    "silu_and_mul": hetkern.silu_and_mul,
-    "gelu_and_mul": hetkern.gelu_and_mul,
-    "gelu_tanh_and_mul": lambda x, out=None: hetkern.gelu_and_mul(x, "tanh", out=out),
-}
+# The ops with a table: test_activation's, but relu (a compare, computed).
+UNARY = {name: op for name, op in ACTIVATIONS.items() if name != "relu"}
+GATED = {f"{name}_and_mul": op for name, (op, _) in GATED_ACTIVATIONS.items()}
 
 
 def with_tables(min_elements, fn, *args, **kwargs):
