@@ -63,14 +63,15 @@ def random_float32_bits(n: int, seed: int = 0) -> torch.Tensor:
     return torch.randint(-2**31, 2**31, (n,), generator=g, dtype=torch.int64).to(torch.int32).view(torch.float32)
 
 
-def convert_through_rmsnorm_quant(values, x_dtype, device):
-    """e4m3(clamp(values)) computed by the library: rmsnorm_quant of a row of
-    ones (inverse RMS exactly 1) with `values` as the weight and scale 1."""
+def convert_through_rmsnorm_quant(values, x_dtype, device, scale=1.0):
+    """e4m3(clamp(values / scale)) computed by the library: rmsnorm_quant of a
+    row of ones (inverse RMS exactly 1) with `values` as the weight."""
     n = values.numel()
     w_dtype = torch.float64 if x_dtype == torch.float64 else torch.float32
     x = torch.ones(1, n, dtype=x_dtype, device=device)
     out = torch.empty(1, n, dtype=FP8, device=device)
-    hetkern.rmsnorm_quant(out, x, values.to(w_dtype).to(device), torch.ones(1, device=device), 1e-30)
+    scale = torch.tensor([scale], dtype=torch.float32, device=device)
+    hetkern.rmsnorm_quant(out, x, values.to(w_dtype).to(device), scale, 1e-30)
     return out[0]
 
 
@@ -108,6 +109,29 @@ def test_conversion_is_torchs_on_random_bits(device):
     expected = quantize_e4m3(values)
     for _ in targets(device):
         assert_e4m3_equal(convert_through_rmsnorm_quant(values, torch.float32, device), expected)
+
+
+# Scales for the division: ordinary ones, and ones beyond [2^-64, 2^64], where
+# the CUDA kernels divide instead of correcting a reciprocal's product
+# (src/cuda/quant_scale.cuh), 0, inf and NaN included.
+DIVISION_SCALES = [3.0, 0.1, 448 / 7, -1 / 3, 1.7 * 2.0**-20, -1.3 * 2.0**30, 2.0**-64, 2.0**64,
+                   1e-30, 1e30, 1e-40, 0.0, float("inf"), float("nan")]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("scale", DIVISION_SCALES, ids=lambda s: f"{s:g}")
+def test_division_by_scale_is_torchs(device, scale):
+    """The quotient is torch's float32 y / scale, correctly rounded: y chosen
+    within 3 ulps of scale times every e4m3 value and midpoint (the quotients
+    whose last bits decide the rounding), plus random bit patterns."""
+    s = torch.tensor(scale, dtype=torch.float32)
+    centers = (e4m3_boundary_values().double() * s.double()).float()
+    centers = centers[centers.isfinite()].view(torch.int32)
+    near = (centers[:, None] + torch.arange(-3, 4, dtype=torch.int32)[None, :]).flatten()
+    values = torch.cat([near.view(torch.float32), e4m3_boundary_values(), random_float32_bits(1 << 18, seed=7)])
+    expected = quantize_e4m3(values / s)
+    for _ in targets(device):
+        assert_e4m3_equal(convert_through_rmsnorm_quant(values, torch.float32, device, scale), expected)
 
 
 def test_boundary_values_cover_every_code():

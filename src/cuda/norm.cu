@@ -26,6 +26,7 @@
 #include "src/core/fp8.h"
 #include "src/core/kernels.h"
 #include "src/cuda/elementwise.cuh"  // Pack
+#include "src/cuda/quant_scale.cuh"
 
 namespace hetkern {
 namespace cuda {
@@ -84,10 +85,11 @@ struct Rows {
 
 // The quant ops' output: e4m3fn(clamp(y / scale, -448, 448)), NaN kept
 // (comparisons with NaN are false); float64 y reaches e4m3 through float32,
-// as torch converts float64.
+// as torch converts float64. The quotient is torch's correctly rounded one:
+// y * (1 / scale) alone may round differently (quant_scale.cuh).
 template <class C>
-__device__ __forceinline__ C ClampToE4M3(C y, C scale) {
-  const C v = y / scale;  // a division, as torch's reference: y * (1 / scale) may round differently
+__device__ __forceinline__ C ClampToE4M3(C y, const QuantScale<C>& scale) {
+  const C v = scale.Divide(y);
   return v > C(kE4M3Max) ? C(kE4M3Max) : v < -C(kE4M3Max) ? -C(kE4M3Max) : v;
 }
 
@@ -98,7 +100,8 @@ __device__ __forceinline__ C ClampToE4M3(C y, C scale) {
 // integer instructions a lane; only NaN differs (the hardware gives 0x7f
 // whatever the sign; torch keeps the sign), so NaN lanes are patched.
 template <class O, int kLanes, class C>
-__device__ __forceinline__ Pack<O, kLanes> StoreOutputs(const C (&y)[kLanes], C scale) {
+__device__ __forceinline__ Pack<O, kLanes> StoreOutputs(const C (&y)[kLanes],
+                                                          const QuantScale<C>& scale) {
   Pack<O, kLanes> o;
   if constexpr (std::is_same_v<O, uint8_t>) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
@@ -213,7 +216,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache
   int turn = 0;
   WaitForPriorGrids();
   AllowDependentGrids();
-  const C out_scale = kQuant ? static_cast<C>(*a.scale) : C(1);
+  const QuantScale<C> out_scale(kQuant ? *a.scale : 1.f);
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const PW*>(a.weight);
   PW weight_cache[kCache > 0 ? kCache : 1];
@@ -328,7 +331,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache
   int turn = 0;
   WaitForPriorGrids();
   AllowDependentGrids();
-  const C out_scale = Rows<T, W, O>::kQuant ? static_cast<C>(*a.scale) : C(1);
+  const QuantScale<C> out_scale(Rows<T, W, O>::kQuant ? *a.scale : 1.f);
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const PW*>(a.weight);
   const auto* bias = reinterpret_cast<const PW*>(a.bias);

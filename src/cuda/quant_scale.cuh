@@ -1,0 +1,56 @@
+// Copyright (c) hetkern developers. SPDX-License-Identifier: Apache-2.0
+//
+// Division by the fp8 quant ops' scale: y / scale, bit-equal to torch's
+// `y / scale` (div.rn.f32), without a division per element.
+//
+// div.rn.f32 is a reciprocal, Newton steps and a branch to a slow-path
+// subroutine whose call convention costs the norm kernels registers (spills).
+// The scale is one number per call, so its reciprocal r = RN(1/scale) is
+// taken once; each element then costs q0 = RN(y r), the remainder
+// y - q0 scale (exact through an FMA) and one correction q = RN(q0 + rem r):
+// Markstein's division step, which rounds to the correctly rounded quotient.
+// tools/check-quant-division.cu checks that claim exhaustively on a GPU: the
+// bits of Divide(y) equal div.rn.f32's for every pair of significands
+// (2^23 x 2^23, y and scale in [1, 2)). Scaling y and scale by powers of two
+// scales r, q0, rem and q exactly while they stay normal, which covers every
+// case where the fp8 output depends on the quotient's low bits:
+//   - the step is taken where |q0| < 1024; beyond that the output clamps to
+//     448 whatever the last bits (q0 is within 2 ulp of the quotient);
+//   - for scale in [2^-64, 2^64] and |quotient| >= 2^-11, r, q0 and a
+//     nonzero rem (a multiple of ulp(q0) ulp(scale) >= 2^-121) are normal;
+//     smaller quotients give +-0 in e4m3 (below half of 2^-9), sign kept;
+//   - rem == 0 keeps q0: the FMA would turn -0 into +0;
+//   - inf and NaN y skip the step (|q0| < 1024 is false for them).
+// Other scales (0, subnormal, huge, inf, NaN) divide; float64 always does.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace hetkern::cuda {
+
+template <class C>
+struct QuantScale {
+  C scale;
+  __device__ explicit QuantScale(float s) : scale(static_cast<C>(s)) {}
+  __device__ __forceinline__ C Divide(C y) const { return y / scale; }
+};
+
+template <>
+struct QuantScale<float> {
+  float scale;
+  float reciprocal;
+  bool by_reciprocal;  // scale in [2^-64, 2^64]: the step's operands stay normal
+  __device__ explicit QuantScale(float s) {
+    scale = s;
+    reciprocal = __fdiv_rn(1.f, s);  // correctly rounded, once per thread
+    by_reciprocal = fabsf(s) >= 0x1p-64f && fabsf(s) <= 0x1p64f;
+  }
+  __device__ __forceinline__ float Divide(float y) const {
+    if (!by_reciprocal) return __fdiv_rn(y, scale);
+    const float q0 = __fmul_rn(y, reciprocal);  // no contraction into the FMA below
+    const float rem = __fmaf_rn(-q0, scale, y);
+    return rem != 0.f && fabsf(q0) < 1024.f ? __fmaf_rn(rem, reciprocal, q0) : q0;
+  }
+};
+
+}  // namespace hetkern::cuda
