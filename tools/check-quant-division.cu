@@ -4,7 +4,8 @@
 // QuantScale<float>::Divide(y) must give div.rn.f32's bits. Every pair of
 // significands (y and scale in [1, 2), 2^46 pairs) is tried, which by the
 // power-of-two scaling argument in quant_scale.cuh covers every y and scale
-// that reach the reciprocal path. Then samples over the whole exponent range,
+// that reach the reciprocal path; then the same pairs with the scale times
+// 2^100, through the float64 path. Then samples over the whole exponent range,
 // signs, zeros, subnormals, inf and NaN, whose quotients must clamp/round to
 // the same e4m3 byte as div.rn.f32's.
 //
@@ -24,22 +25,23 @@ __device__ unsigned long long first_mismatch;  // y bits << 32 | scale bits
 
 __device__ void Check(float y, float s, bool as_e4m3) {
   const QuantScale<float> scale(s);
-  const float got = scale.Divide(y), want = __fdiv_rn(y, s);
+  const float got[1] = {scale.Divide(y)};
+  const float want = __fdiv_rn(y, s);
   bool same;
   if (as_e4m3) {
     const auto clamp = [](float v) { return v > 448.f ? 448.f : v < -448.f ? -448.f : v; };
-    same = hetkern::F32ToE4M3Bits(clamp(got)) == hetkern::F32ToE4M3Bits(clamp(want));
+    same = hetkern::F32ToE4M3Bits(clamp(got[0])) == hetkern::F32ToE4M3Bits(clamp(want));
   } else {
-    same = __float_as_uint(got) == __float_as_uint(want);
+    same = __float_as_uint(got[0]) == __float_as_uint(want);
   }
   if (!same && atomicAdd(&mismatches, 1ull) == 0) {
     first_mismatch = (static_cast<unsigned long long>(__float_as_uint(y)) << 32) | __float_as_uint(s);
   }
 }
 
-// Scales 1 + first_scale * 2^-23 ..., every y significand.
-__global__ void EverySignificandPair(uint32_t first_scale) {
-  const float s = __uint_as_float(0x3f800000u | (first_scale + blockIdx.y));
+// Scales (1 + first_scale * 2^-23 ...) * 2^scale_exponent, every y in [1, 2).
+__global__ void EverySignificandPair(uint32_t first_scale, int scale_exponent) {
+  const float s = __uint_as_float((static_cast<uint32_t>(127 + scale_exponent) << 23) | (first_scale + blockIdx.y));
   for (uint32_t m = blockIdx.x * blockDim.x + threadIdx.x; m < (1u << 23); m += gridDim.x * blockDim.x) {
     Check(__uint_as_float(0x3f800000u | m), s, false);
   }
@@ -92,11 +94,15 @@ static unsigned long long Read(const char* what) {
 int main() {
   unsigned long long bad = 0;
   constexpr uint32_t kScalesPerLaunch = 1024;
-  for (uint32_t first = 0; first < (1u << 23); first += kScalesPerLaunch) {
-    EverySignificandPair<<<dim3(64, kScalesPerLaunch), 256>>>(first);
+  // Scale exponent 0: the reciprocal step; 100: the float64 path (quotients
+  // near 2^-100, still normal floats).
+  for (const int scale_exponent : {0, 100}) {
+    for (uint32_t first = 0; first < (1u << 23); first += kScalesPerLaunch) {
+      EverySignificandPair<<<dim3(64, kScalesPerLaunch), 256>>>(first, scale_exponent);
+    }
+    if (cudaDeviceSynchronize() != cudaSuccess) return printf("CUDA error\n"), 2;
+    bad += Read(scale_exponent == 0 ? "every significand pair (2^46), bits" : "same, scale * 2^100 (float64 path), bits");
   }
-  if (cudaDeviceSynchronize() != cudaSuccess) return printf("CUDA error\n"), 2;
-  bad += Read("every significand pair (2^46), bits");
   RandomPatterns<<<1024, 256>>>(1, 1ull << 34);
   if (cudaDeviceSynchronize() != cudaSuccess) return printf("CUDA error\n"), 2;
   bad += Read("2^35 random y/scale patterns, e4m3 byte");

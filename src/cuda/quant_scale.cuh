@@ -21,7 +21,13 @@
 //     smaller quotients give +-0 in e4m3 (below half of 2^-9), sign kept;
 //   - rem == 0 keeps q0: the FMA would turn -0 into +0;
 //   - inf and NaN y skip the step (|q0| < 1024 is false for them).
-// Other scales (0, subnormal, huge, inf, NaN) divide; float64 always does.
+// Other scales (0, subnormal, huge, inf, NaN) take float64: y times the
+// float64 reciprocal is within 2^-52 (relative) of y / scale, and a quotient
+// of two floats is never nearer than 2^-49 to a float rounding midpoint, so
+// rounding it to float gives the correctly rounded quotient; zeros, inf and
+// NaN come out as division gives them. No div.rn sequence is inlined at all:
+// it would double the code of every quant kernel (latency at decode sizes).
+// float64 compute (float64 x) divides.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -39,14 +45,18 @@ template <>
 struct QuantScale<float> {
   float scale;
   float reciprocal;
+  double wide_reciprocal;
   bool by_reciprocal;  // scale in [2^-64, 2^64]: the step's operands stay normal
   __device__ explicit QuantScale(float s) {
     scale = s;
     reciprocal = __fdiv_rn(1.f, s);  // correctly rounded, once per thread
+    wide_reciprocal = 1.0 / static_cast<double>(s);
     by_reciprocal = fabsf(s) >= 0x1p-64f && fabsf(s) <= 0x1p64f;
   }
+  // y / scale, correctly rounded. (A branch a lane, uniform across the grid:
+  // hoisting it to a pack doubled the code and the registers.)
   __device__ __forceinline__ float Divide(float y) const {
-    if (!by_reciprocal) return __fdiv_rn(y, scale);
+    if (!by_reciprocal) return __double2float_rn(static_cast<double>(y) * wide_reciprocal);
     const float q0 = __fmul_rn(y, reciprocal);  // no contraction into the FMA below
     const float rem = __fmaf_rn(-q0, scale, y);
     return rem != 0.f && fabsf(q0) < 1024.f ? __fmaf_rn(rem, reciprocal, q0) : q0;
