@@ -23,7 +23,7 @@ CASES = {
     "fused_add_rmsnorm": DECODE + [(16384, 8192)],
     "gemma_rmsnorm": DECODE + [(16384, 8192)],
     "gemma_fused_add_rmsnorm": DECODE + [(16384, 8192)],
-    "layernorm": DECODE + [(4096, 4096)],
+    "layernorm": DECODE + [(4096, 4096), (16384, 4096)],
     "rmsnorm_quant": DECODE + [(16384, 8192)],
     "fused_add_rmsnorm_quant": DECODE + [(16384, 8192)],
     "layernorm_quant": DECODE + [(4096, 4096)],

@@ -451,15 +451,17 @@ using Int = std::integral_constant<int, N>;
 // bound and the per-thread chain (loads, conversions, the thread's partial
 // sum) costs more than a wider cross-warp exchange, so the RMS norms take
 // one pack a thread up to 512 threads (fused_add_rmsnorm 1x4096: 1.95 us
-// against 2.19 with 4 packs). layernorm keeps 4 packs a thread: its
-// two-pass reduction at 2 packs on 256 threads saved 0.06 us at decode sizes
-// but cost 12% at 4096 rows of 4096.
+// against 2.19 with 4 packs). layernorm takes 2 packs a thread: in one H100
+// run of three builds (benchmarks/results/h100-2026-11-23-lnshape/) 2 packs
+// against 4 took 1.92-2.20 us against 2.08-2.25 at x 2048, the same or less
+// at x 4096 and x 8192, and 26.9 against 27.2 us at 4096x4096; 1 pack was
+// fastest at x 2048 (1.89-2.15) but took 40.1 us at 4096x4096.
 struct RowShape {
   int packs_per_thread;
   int max_threads;
 };
 constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads};
-constexpr RowShape kLayerNormShape{kMaxCache, kMaxCachedRowThreads};
+constexpr RowShape kLayerNormShape{2, kMaxCachedRowThreads};
 // layernorm_quant takes the RMS norms' shape: its fp8 epilogue over 4 packs
 // a thread doubles the kernel's code, and the call at 1x2048 took 3.07 us
 // against 2.27 with one pack (FlashInfer: 2.79); at 4096x4096 it costs 33.2
