@@ -95,11 +95,13 @@ __device__ __forceinline__ C ClampToE4M3(C v) {
   return v > C(kE4M3Max) ? C(kE4M3Max) : v < -C(kE4M3Max) ? -C(kE4M3Max) : v;
 }
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
 // F32ToE4M3Bits of a NaN (0x7f with its sign), as a select instead of the
-// whole conversion inlined a lane.
+// whole conversion inlined a lane (sm_89+ only, as its one caller).
 __device__ __forceinline__ uint8_t E4M3NaNBits(float nan) {
   return signbit(nan) ? 0xff : 0x7f;
 }
+#endif
 
 // A pack of outputs: rounded to O, or quantised (the quant ops, O = the
 // e4m3fn bits). On sm_89+ pairs of float32 take the hardware conversion
