@@ -170,11 +170,13 @@ void GatedActivate(const GatedArgs& args, Activation act) {
     // At decode sizes a call is the latency of one thread's chain of
     // activations (erf, exp: tens of instructions a value), so smaller packs
     // and more threads while the GPU has room for them; then 16-byte packs,
-    // one a thread, and for large calls 4 a thread (more bytes in flight).
-    // H100, bfloat16, graph replay, d = 4096 (µs): 4-byte packs 1.25 / 1.33
-    // at 1 / 32 rows (8-byte 1.24 / 1.36; gelu 1.47 against 2.04 at 1 row);
-    // 8-byte 1.51 at 64 rows (4-byte 1.59); 16-byte 1.97 at 128 (8-byte 2.35);
-    // 128 x 14336: 3.78 (8-byte 4.66, 4 a thread 5.06).
+    // one a thread, and for large calls 2 a thread (more bytes in flight,
+    // and registers left for erf's chain). H100, bfloat16, graph replay,
+    // d = 4096 (µs): 4-byte packs 1.25 / 1.33 at 1 / 32 rows (8-byte 1.24 /
+    // 1.36; gelu 1.47 against 2.04 at 1 row); 8-byte 1.51 at 64 rows (4-byte
+    // 1.59); 16-byte 1.97 at 128 (8-byte 2.35); 128 x 14336: 3.78 (8-byte
+    // 4.66, 4 a thread 5.06); 16384 x 8192 gelu: 301 with 2 a thread, 420
+    // with 4.
     const int64_t packs = args.rows * (args.d / kLanes);  // of 16 bytes
     const int64_t sms = scope.Multiprocessors();
     VisitActivation(act, [&](auto kind) {
@@ -188,7 +190,7 @@ void GatedActivate(const GatedArgs& args, Activation act) {
       } else if (packs <= 2048 * sms) {
         LaunchGated<T, kLanes, 1>(args, scope, op);
       } else {
-        LaunchGated<T, kLanes, 4>(args, scope, op);
+        LaunchGated<T, kLanes, 2>(args, scope, op);
       }
     });
     CheckLaunch();
