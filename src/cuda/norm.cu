@@ -470,7 +470,11 @@ using Int = std::integral_constant<int, N>;
 // bound and the per-thread chain (loads, conversions, the thread's partial
 // sum) costs more than a wider cross-warp exchange, so the RMS norms take
 // one pack a thread up to 512 threads (fused_add_rmsnorm 1x4096: 1.95 us
-// against 2.19 with 4 packs). layernorm takes 2 packs a thread: in one H100
+// against 2.19 with 4 packs), but 2 from 512 packs on (bfloat16 x 4096, 1-128
+// rows, one H100 run: Liger's time over rmsnorm's 1.00-1.04 on 256 threads of
+// 2 packs against 0.97-1.00 on 512 of one; gemma_rmsnorm 1.02-1.04). The quant
+// ops keep one pack (the same run: 0.85-0.89 of FlashInfer's speed with 2
+// against 0.96-0.98 with 1: their fp8 epilogue needs the registers). layernorm takes 2 packs a thread: in one H100
 // run of three builds (benchmarks/results/h100-2026-11-23-lnshape/) 2 packs
 // against 4 took 1.92-2.20 us against 2.08-2.25 at x 2048, the same or less
 // at x 4096 and x 8192, and 26.9 against 27.2 us at 4096x4096; 1 pack was
@@ -478,14 +482,16 @@ using Int = std::integral_constant<int, N>;
 struct RowShape {
   int packs_per_thread;
   int max_threads;
+  int64_t two_packs_from = INT64_MAX;  // rows of this many packs or more take 2 a thread
 };
-constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads};
+constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads, kMaxCachedRowThreads};
+constexpr RowShape kRMSNormQuantShape{1, kMaxCachedRowThreads};
 constexpr RowShape kLayerNormShape{2, kMaxCachedRowThreads};
-// layernorm_quant takes the RMS norms' shape: its fp8 epilogue over 4 packs
+// layernorm_quant takes the RMS quant ops' shape: its fp8 epilogue over 4 packs
 // a thread doubles the kernel's code, and the call at 1x2048 took 3.07 us
 // against 2.27 with one pack (FlashInfer: 2.79); at 4096x4096 one pack
 // takes 46.2 us against 33.2, still ahead of FlashInfer's 61.6 (H100, bf16).
-constexpr RowShape kLayerNormQuantShape = kRMSNormShape;
+constexpr RowShape kLayerNormQuantShape = kRMSNormQuantShape;
 
 constexpr int64_t WarpsOf(int64_t threads) { return (threads + 31) / 32 * 32; }
 constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -519,8 +525,9 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, const RowShape& 
   // up to kMaxRowThreads threads of about kMaxCache packs).
   const int64_t streaming_threads =
       std::min<int64_t>(WarpsOf(CeilDiv(packs, kMaxCache)), kMaxRowThreads);
-  int64_t threads = std::clamp<int64_t>(WarpsOf(CeilDiv(packs, shape.packs_per_thread)), 32,
-                                        shape.max_threads);
+  const int per_thread = packs >= shape.two_packs_from ? std::max(2, shape.packs_per_thread)
+                                                       : shape.packs_per_thread;
+  int64_t threads = std::clamp<int64_t>(WarpsOf(CeilDiv(packs, per_thread)), 32, shape.max_threads);
   if (!aligned || packs > kMaxCache * threads) threads = streaming_threads;
   int cache = 1;
   while (cache < kMaxCache && packs > cache * threads) cache *= 2;
@@ -547,8 +554,8 @@ void LaunchRMSNorm(const NormArgs& args) {
   VisitNormTypes(args, [&](auto t_tag, auto w_tag) {
     using T = typename decltype(t_tag)::type;
     using W = typename decltype(w_tag)::type;
-    LaunchRows<T, W>(args, scope, kRMSNormShape, [&](auto lanes, auto cache, dim3 grid,
-                                                     dim3 block) {
+    const RowShape& shape = args.scale != nullptr ? kRMSNormQuantShape : kRMSNormShape;
+    LaunchRows<T, W>(args, scope, shape, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
       constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
       if (args.scale != nullptr) {  // the quant ops (never in Gemma's style)
         LaunchDependent(scope, RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, uint8_t>,
