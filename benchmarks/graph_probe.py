@@ -3,7 +3,7 @@ FlashInfer (where installed) on chosen ops and shapes, each timed per call
 from a replayed CUDA graph (hetkern.bench.harness.time_cuda_graph), without
 the full sweep's torch.compile builds.
 
-    python benchmarks/graph_probe.py [--ops rmsnorm,softmax] [--ncu]
+    python benchmarks/graph_probe.py [--ops rmsnorm,softmax] [--shapes 1x32000,32x32000] [--ncu]
 
 --ncu runs each hetkern call a few times without timing, for
 `ncu --kernel-name ...` to profile.
@@ -28,8 +28,8 @@ CASES = {
     "fused_add_rmsnorm_quant": DECODE + [(16384, 8192)],
     "layernorm_quant": DECODE + [(4096, 4096)],
     "silu_and_mul": [(t, 4096) for t in (1, 8, 32, 128)] + [(t, 14336) for t in (1, 128)] + [(16384, 8192)],
-    "gelu_and_mul": [(t, 4096) for t in (1, 32, 128)],
-    "gelu_tanh_and_mul": [(t, 4096) for t in (1, 32, 128)],
+    "gelu_and_mul": [(t, 4096) for t in (1, 32, 128)] + [(16384, 8192)],
+    "gelu_tanh_and_mul": [(t, 4096) for t in (1, 32, 128)] + [(16384, 8192)],
     "rope": [(t, 0) for t in (1, 8, 32, 128)],
     "softmax": [(r, v) for v in (32000, 128256, 151936) for r in (1, 32, 256, 4096)],
     "log_softmax": [(r, v) for v in (32000, 128256) for r in (1, 256, 4096)],
@@ -56,10 +56,14 @@ def contenders(op, rows, cols):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ops", default=",".join(CASES))
+    p.add_argument("--shapes", help="only these ROWSxCOLS of the ops' cases")
     p.add_argument("--ncu", action="store_true")
     args = p.parse_args()
+    only = set(args.shapes.split(",")) if args.shapes else None
     for op in args.ops.split(","):
         for rows, cols in CASES[op]:
+            if only is not None and f"{rows}x{cols}" not in only:
+                continue
             fns = contenders(op, rows, cols)
             fns.pop("compile", None)
             fns.pop("numpy", None)
