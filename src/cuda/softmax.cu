@@ -649,7 +649,8 @@ __device__ __forceinline__ MaxSum<C> BlockMerge(MaxSum<C> acc, MaxSum<C>* shared
 // ---- Long rows held by a cluster: one read, one write --------------------------
 //
 // A row too long for one block's registers (32768 to 262144 16-bit or
-// float32 logits), when there are few such rows, is split over a cluster of kClusterMax or fewer blocks of kThreads
+// float32 logits), or a 16-bit row of 16K-32K values that would take a whole
+// block, when there are few such rows, is split over a cluster of kClusterMax or fewer blocks of kThreads
 // threads, each thread holding kPacks packs of it in registers: x is read
 // from memory once, as in the register kernel, instead of twice as in the
 // online one. Two cheap reductions over the cluster, no exp in either: the
@@ -809,6 +810,24 @@ inline ClusterShape PickClusterShape(int64_t packs) {
   return {kClusterMax, 512, 8};  // callers check packs <= kClusterRowMaxPacks
 }
 
+// 16-bit rows the register kernel would give a whole 1024-thread block
+// (16K-32K values), when rows x 4 blocks fit the SMs at once (a decode
+// step's logits): a cluster of 8 (else 4) 256-thread blocks per row, so
+// that each thread exps 16 or 32 values instead of 32 and the row's exps
+// run on 4-8 SMs' MUFU units instead of one. H100, bfloat16 x 32000, graph
+// replay: 1 row 4.26 us on 8 blocks of 2 packs (4.43 on 4 of 4) against 5.01
+// in one 1024-thread block (Liger: 4.85); 32 rows 5.62 on 4 blocks against
+// 5.73 (8 blocks: 6.01). Measured for 16-bit rows only; blocks == 0: none.
+inline ClusterShape PickFewRowsClusterShape(int64_t rows, int64_t packs, int64_t sms) {
+  for (const int blocks : {8, 4}) {
+    if (rows * blocks > sms) continue;
+    int per_thread = 2;
+    while (per_thread < 8 && packs > int64_t{blocks} * 256 * per_thread) per_thread *= 2;
+    if (packs <= int64_t{blocks} * 256 * per_thread) return {blocks, 256, per_thread};
+  }
+  return {0, 0, 0};
+}
+
 template <class T, int kVec>
 void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, const T* x, T* out,
                        int64_t rows, int64_t cols, int64_t x_stride, int64_t out_stride, bool log) {
@@ -836,6 +855,7 @@ void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, cons
   using std::integral_constant;
   if (shape.threads == 512) return launch(integral_constant<int, 512>{}, integral_constant<int, 8>{});
   if (shape.packs == 8) return launch(integral_constant<int, 256>{}, integral_constant<int, 8>{});
+  if (shape.packs == 2) return launch(integral_constant<int, 256>{}, integral_constant<int, 2>{});
   return launch(integral_constant<int, 256>{}, integral_constant<int, 4>{});
 }
 
@@ -910,14 +930,20 @@ void Softmax(const SoftmaxArgs& a) {
     // read once. With more rows than that fills the GPU at once, one block
     // per row (the online kernel) is faster: the cluster's per-row latency
     // (three cluster barriers, every value exp'd twice) is not hidden
-    // (measured: 4096x128256 bf16 2.58 ms against 1.37 ms).
+    // (measured: 4096x128256 bf16 2.58 ms against 1.37 ms). Few 16-bit rows
+    // of 16K-32K values take a cluster too (PickFewRowsClusterShape).
     const int64_t packs = a.cols / kVec;
     bool cluster = false;
     if constexpr (kVec > 2) {  // not float64: its 2-lane packs would need 2x the registers
-      if (packed && packs > kRegisterRowMaxPacks<kVec> && packs <= kClusterRowMaxPacks &&
-          scope.HasClusters()) {
-        const ClusterShape shape = PickClusterShape(packs);
-        cluster = a.rows * shape.blocks <= int64_t{shape.BlocksPerSm()} * scope.Multiprocessors();
+      if (packed && scope.HasClusters()) {
+        ClusterShape shape{};
+        if (packs > kRegisterRowMaxPacks<kVec> && packs <= kClusterRowMaxPacks) {
+          shape = PickClusterShape(packs);
+          cluster = a.rows * shape.blocks <= int64_t{shape.BlocksPerSm()} * scope.Multiprocessors();
+        } else if (kVec == 8 && packs > int64_t{kMaxBlockThreads / 2} * kPacksMax<kVec>) {
+          shape = PickFewRowsClusterShape(a.rows, packs, scope.Multiprocessors());
+          cluster = shape.blocks > 0;
+        }
         if (cluster) {
           LaunchClusterRows<T, kVec>(scope, shape, x, out, a.rows, a.cols, a.x_stride, a.out_stride,
                                      a.log);
