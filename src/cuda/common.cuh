@@ -77,7 +77,8 @@ __device__ __forceinline__ void AllowDependentGrids() {
 // nothing on older GPUs).
 __device__ __forceinline__ void PrefetchToL2(const void* p, int64_t bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(static_cast<uint32_t>(bytes)));
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p),
+               "r"(static_cast<uint32_t>(bytes)));
 #endif
 }
 

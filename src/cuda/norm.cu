@@ -214,7 +214,9 @@ template <class T>
 __device__ __forceinline__ void PrefetchBlockNextRow(const T* base, int64_t stride, int64_t row,
                                                      int64_t rows, int64_t hidden) {
   const int64_t next = row + int64_t{gridDim.x} * blockDim.y;
-  if (threadIdx.x == 0 && next < rows) PrefetchToL2(base + next * stride, hidden * int64_t{sizeof(T)});
+  if (threadIdx.x == 0 && next < rows) {
+    PrefetchToL2(base + next * stride, hidden * int64_t{sizeof(T)});
+  }
 }
 
 // launch(std::bool_constant<kPrefetchRows>) for a launch of `grid` x `block`
@@ -509,12 +511,14 @@ using Int = std::integral_constant<int, N>;
 // bound and the per-thread chain (loads, conversions, the thread's partial
 // sum) costs more than a wider cross-warp exchange, so the RMS norms take
 // one pack a thread up to 512 threads (fused_add_rmsnorm 1x4096: 1.95 us
-// against 2.19 with 4 packs), but 2 from 512 packs on (bfloat16 x 4096, 1-128
-// rows, one H100 run: Liger's time over rmsnorm's 1.00-1.04 on 256 threads of
-// 2 packs against 0.97-1.00 on 512 of one; gemma_rmsnorm 1.02-1.04). The quant
-// ops keep one pack (the same run: 0.85-0.89 of FlashInfer's speed with 2
-// against 0.96-0.98 with 1: their fp8 epilogue needs the registers). layernorm takes 2 packs a thread: in one H100
-// run of three builds (benchmarks/results/h100-2026-11-23-lnshape/) 2 packs
+// against 2.19 with 4 packs), but 2 from 512 packs on: bfloat16 x 4096, 1-128
+// rows, Liger's time over rmsnorm's went from 0.97-0.99 on 512 threads of one
+// (benchmarks/results/h100-2026-11-23-final3/) to 1.00-1.02 on 256 of two
+// (h100-2026-11-24/, run 6), gemma_rmsnorm from 0.97-1.00 to 1.01-1.03. The
+// quant ops keep one pack: with 2 they fell to 0.85-0.89 of FlashInfer's
+// speed, against 0.96-0.98 (one run of 2026-11-23 whose files were not
+// kept): their fp8 epilogue needs the registers. layernorm takes 2 packs a
+// thread: in one H100 run of three builds (benchmarks/results/h100-2026-11-23-lnshape/) 2 packs
 // against 4 took 1.92-2.20 us against 2.08-2.25 at x 2048, the same or less
 // at x 4096 and x 8192, and 26.9 against 27.2 us at 4096x4096; 1 pack was
 // fastest at x 2048 (1.89-2.15) but took 40.1 us at 4096x4096.
@@ -598,16 +602,18 @@ void LaunchRMSNorm(const NormArgs& args) {
       constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
       if (args.scale != nullptr) {  // the quant ops (never in Gemma's style)
         WithRowPrefetch<(kCache > 0)>(grid, block, args.rows, [&](auto prefetch) {
+          constexpr bool kPrefetch = decltype(prefetch)::value;
           LaunchDependent(scope,
-                          RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, uint8_t, decltype(prefetch)::value>,
+                          RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, uint8_t, kPrefetch>,
                           grid, block, RowsOf<T, W, uint8_t>(args));
         });
         return;
       }
       WithRowPrefetch<(kCache > 0 && !kFusedAdd)>(grid, block, args.rows, [&](auto prefetch) {
-        const auto kernel = args.gemma
-                                ? RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, true, T, decltype(prefetch)::value>
-                                : RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, T, decltype(prefetch)::value>;
+        constexpr bool kPrefetch = decltype(prefetch)::value;
+        const auto kernel =
+            args.gemma ? RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, true, T, kPrefetch>
+                       : RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, T, kPrefetch>;
         LaunchDependent(scope, kernel, grid, block, RowsOf<T, W, T>(args));
       });
     });
@@ -632,7 +638,8 @@ void LayerNorm(const NormArgs& args) {
       LaunchRows<T, W>(args, scope, shape, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
         constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
         WithRowPrefetch<(kCache > 0)>(grid, block, args.rows, [&](auto prefetch) {
-          LaunchDependent(scope, LayerNormKernel<T, W, kLanes, kCache, O, decltype(prefetch)::value>, grid, block,
+          constexpr bool kPrefetch = decltype(prefetch)::value;
+          LaunchDependent(scope, LayerNormKernel<T, W, kLanes, kCache, O, kPrefetch>, grid, block,
                           RowsOf<T, W, O>(args));
         });
       });

@@ -650,10 +650,10 @@ __device__ __forceinline__ MaxSum<C> BlockMerge(MaxSum<C> acc, MaxSum<C>* shared
 //
 // A row too long for one block's registers (32768 to 262144 16-bit or
 // float32 logits), or a 16-bit row of 16K-32K values that would take a whole
-// block, when there are few such rows, is split over a cluster of kClusterMax or fewer blocks of kThreads
-// threads, each thread holding kPacks packs of it in registers: x is read
-// from memory once, as in the register kernel, instead of twice as in the
-// online one. Two cheap reductions over the cluster, no exp in either: the
+// block, when there are few such rows, is split over a cluster of
+// kClusterMax or fewer blocks of kThreads threads, each thread holding kPacks
+// packs of it in registers: x is read from memory once, as in the register
+// kernel, instead of twice as in the online one. Two cheap reductions over the cluster, no exp in either: the
 // row's max, then the ones + rest sum of exp(x - max) (per pack in C,
 // beyond in double). Each goes warp butterfly -> per-warp values in shared
 // memory -> butterfly over the warps -> per-block values read by every
@@ -813,8 +813,9 @@ inline ClusterShape PickClusterShape(int64_t packs) {
 // 16-bit rows the register kernel would give a whole 1024-thread block
 // (16K-32K values), when rows x 4 blocks fit the SMs at once (a decode
 // step's logits): a cluster of 8 (else 4) 256-thread blocks per row, so
-// that each thread exps 16 or 32 values instead of 32 and the row's exps
-// run on 4-8 SMs' MUFU units instead of one. H100, bfloat16 x 32000, graph
+// that a row's exps run on 4-8 SMs' MUFU units instead of one (each thread
+// holds 16 or 32 values, against 32, though the cluster kernel exps each
+// value twice). H100, bfloat16 x 32000, graph
 // replay: 1 row 4.26 us on 8 blocks of 2 packs (4.43 on 4 of 4) against 5.01
 // in one 1024-thread block (Liger: 4.85); 32 rows 5.62 on 4 blocks against
 // 5.73 (8 blocks: 6.01). Measured for 16-bit rows only; blocks == 0: none.
