@@ -197,19 +197,40 @@ __device__ __forceinline__ void ForThreadPacks(int64_t packs, Fn&& fn) {
   }
 }
 
-// Large calls (kPrefetchRows: blocks that take several rows): while a row
-// is reduced, the block's next row starts on its way to L2 (one bulk
-// prefetch, issued by one thread of the row's group after the row's own
-// loads), so that its loads need not wait for DRAM: a block holds only one
-// row's bytes in flight (at 16384 x 8192, 2 blocks of 512 threads x 2
-// packs: 32 KB per SM). H100, bfloat16, graph replay, against none:
-// rmsnorm 16384x8192 185 us against 194 (Liger: 179), gemma_rmsnorm 184 /
-// 191, rmsnorm_quant 183 / 199, fused_add_rmsnorm_quant 335 / 391,
-// layernorm 16384x4096 95.3 / 100.7. Not in the fused non-quant kernels: at
-// the 64-register bound it made them spill (fused_add_rmsnorm 16384x8192:
-// 384 against 370). A kernel of its own (template flag), since even
-// skipped, the code slowed decode calls (rmsnorm 1x4096: 1.78 us against
-// 1.68; 128x8192: 2.70 against 2.62).
+// Where a launch's blocks sit, which picks the kernel's instantiation (the
+// same arithmetic in each: the same bits).
+enum class RowGrid {
+  // At most one block per SM (decode calls): no register bound. The bound
+  // of two blocks an SM (RowBlocksPerSm) only costs such a call: H100,
+  // bfloat16, graph replay, unbounded against bounded, fused_add_rmsnorm
+  // 0.94-1.01 of Liger against 0.91-0.97 at x 4096 and x 8192, its Gemma
+  // form 0.92-0.99 against 0.89-0.94, layernorm 0.95-1.00 against 0.91-0.99
+  // (one run, benchmarks/results/h100-2026-11-24/run7-*).
+  kOneBlockPerSm,
+  // More blocks than SMs, each taking one row tile: RowBlocksPerSm's bound.
+  kSeveralBlocksPerSm,
+  // Blocks that take several row tiles (large calls): the bound, and while
+  // a row is reduced, the block's next row starts on its way to L2 (one bulk
+  // prefetch by one thread of the row's group, after the row's own loads),
+  // so that its loads need not wait for DRAM: a block holds only one row's
+  // bytes in flight (at 16384 x 8192, 2 blocks of 512 threads x 2 packs: 32
+  // KB per SM). H100, bfloat16, graph replay, against none: rmsnorm
+  // 16384x8192 185 us against 194 (Liger: 179), gemma_rmsnorm 184 / 191,
+  // rmsnorm_quant 183 / 199, fused_add_rmsnorm_quant 335 / 391, layernorm
+  // 16384x4096 95.3 / 100.7. Not the fused non-quant kernels: at the
+  // 64-register bound it made them spill (fused_add_rmsnorm 16384x8192: 384
+  // against 370). An instantiation of its own, since even skipped, the code
+  // slowed decode calls (rmsnorm 1x4096: 1.78 us against 1.68).
+  kBlocksLoop,
+};
+
+template <int kCache, class T, class W, class O, RowGrid kGrid, bool kQuantFits = false>
+constexpr int GridBlocksPerSm() {
+  return kGrid == RowGrid::kOneBlockPerSm ? 1 : RowBlocksPerSm<kCache, T, W, O, kQuantFits>();
+}
+
+// See RowGrid::kBlocksLoop: the block's row after `row`, of `base` (rows of
+// hidden 16-byte packs, as in cached rows), toward L2.
 template <class T>
 __device__ __forceinline__ void PrefetchBlockNextRow(const T* base, int64_t stride, int64_t row,
                                                      int64_t rows, int64_t hidden) {
@@ -219,15 +240,24 @@ __device__ __forceinline__ void PrefetchBlockNextRow(const T* base, int64_t stri
   }
 }
 
-// launch(std::bool_constant<kPrefetchRows>) for a launch of `grid` x `block`
-// over `rows` rows: prefetching (PrefetchBlockNextRow) where kAllowed and
-// the grid has fewer row slots than rows.
-template <bool kAllowed, class Launch>
-void WithRowPrefetch(dim3 grid, dim3 block, int64_t rows, Launch&& launch) {
-  if constexpr (kAllowed) {
-    if (int64_t{grid.x} * block.y < rows) return launch(std::true_type{});
+// launch(std::integral_constant<RowGrid, kGrid>) for a launch of `grid` x
+// `block` over `rows` rows. Rows kept in registers (kCached) have all three
+// instantiations (kBlocksLoop only where kMayPrefetch); streamed rows, whose
+// kernels have no bound, one.
+template <bool kCached, bool kMayPrefetch, class Launch>
+void WithRowGrid(const DeviceScope& scope, dim3 grid, dim3 block, int64_t rows, Launch&& launch) {
+  using std::integral_constant;
+  if constexpr (kCached) {
+    if (int64_t{grid.x} <= scope.Multiprocessors()) {
+      return launch(integral_constant<RowGrid, RowGrid::kOneBlockPerSm>{});
+    }
+    if constexpr (kMayPrefetch) {
+      if (int64_t{grid.x} * block.y < rows) {
+        return launch(integral_constant<RowGrid, RowGrid::kBlocksLoop>{});
+      }
+    }
   }
-  launch(std::false_type{});
+  launch(integral_constant<RowGrid, RowGrid::kSeveralBlocksPerSm>{});
 }
 
 // The rows of this block, one per threadIdx.y, tile by tile over the grid.
@@ -251,8 +281,9 @@ __device__ __forceinline__ void ForBlockRows(int64_t rows, Fn&& fn) {
 // the first pass where the row is cached, in the second where it streams,
 // since x and residual are read there again).
 template <class T, class W, int kLanes, int kCache, bool kFusedAdd, bool kGemma, class O,
-          bool kPrefetchRows>
-__global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache, T, W, O, !kFusedAdd>())
+          RowGrid kGrid>
+__global__ void __launch_bounds__(RowBlockBound<kCache>(),
+                                  GridBlocksPerSm<kCache, T, W, O, kGrid, !kFusedAdd>())
     RMSNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
@@ -284,7 +315,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache
           cache[slot] = x[p];
           if constexpr (kFusedAdd) residual_cache[slot] = residual[p];
         });
-        if constexpr (kPrefetchRows) {
+        if constexpr (kGrid == RowGrid::kBlocksLoop) {
           PrefetchBlockNextRow(a.x, a.x_stride, row, a.rows, a.hidden);
           if constexpr (kFusedAdd) {
             PrefetchBlockNextRow(a.residual, a.residual_stride, row, a.rows, a.hidden);
@@ -382,8 +413,9 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache
 }
 
 // Two-pass mean and variance in C, then out = (x - mean) * rstd * w + b.
-template <class T, class W, int kLanes, int kCache, class O, bool kPrefetchRows>
-__global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache, T, W, O>())
+template <class T, class W, int kLanes, int kCache, class O, RowGrid kGrid>
+__global__ void __launch_bounds__(RowBlockBound<kCache>(),
+                                  GridBlocksPerSm<kCache, T, W, O, kGrid>())
     LayerNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using ParamTypes = CudaTypes<W>;
@@ -414,7 +446,9 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(), RowBlocksPerSm<kCache
         for (int i = 0; i < kLanes; ++i) sum += Types::Load(v.lane[i]);
         if constexpr (kCache > 0) cache[slot] = v;
       });
-      if constexpr (kPrefetchRows) PrefetchBlockNextRow(a.x, a.x_stride, row, a.rows, a.hidden);
+      if constexpr (kGrid == RowGrid::kBlocksLoop) {
+        PrefetchBlockNextRow(a.x, a.x_stride, row, a.rows, a.hidden);
+      }
     }
     const C mean = a.PerElement(RowSum(sum, partials, turn));
     const auto row_pack = [&](int slot, int64_t p) {
@@ -601,19 +635,19 @@ void LaunchRMSNorm(const NormArgs& args) {
     LaunchRows<T, W>(args, scope, shape, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
       constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
       if (args.scale != nullptr) {  // the quant ops (never in Gemma's style)
-        WithRowPrefetch<(kCache > 0)>(grid, block, args.rows, [&](auto prefetch) {
-          constexpr bool kPrefetch = decltype(prefetch)::value;
+        WithRowGrid<(kCache > 0), true>(scope, grid, block, args.rows, [&](auto row_grid) {
+          constexpr RowGrid kGrid = decltype(row_grid)::value;
           LaunchDependent(scope,
-                          RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, uint8_t, kPrefetch>,
+                          RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, uint8_t, kGrid>,
                           grid, block, RowsOf<T, W, uint8_t>(args));
         });
         return;
       }
-      WithRowPrefetch<(kCache > 0 && !kFusedAdd)>(grid, block, args.rows, [&](auto prefetch) {
-        constexpr bool kPrefetch = decltype(prefetch)::value;
+      WithRowGrid<(kCache > 0), !kFusedAdd>(scope, grid, block, args.rows, [&](auto row_grid) {
+        constexpr RowGrid kGrid = decltype(row_grid)::value;
         const auto kernel =
-            args.gemma ? RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, true, T, kPrefetch>
-                       : RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, T, kPrefetch>;
+            args.gemma ? RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, true, T, kGrid>
+                       : RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, T, kGrid>;
         LaunchDependent(scope, kernel, grid, block, RowsOf<T, W, T>(args));
       });
     });
@@ -637,9 +671,9 @@ void LayerNorm(const NormArgs& args) {
       const RowShape& shape = args.scale != nullptr ? kLayerNormQuantShape : kLayerNormShape;
       LaunchRows<T, W>(args, scope, shape, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
         constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
-        WithRowPrefetch<(kCache > 0)>(grid, block, args.rows, [&](auto prefetch) {
-          constexpr bool kPrefetch = decltype(prefetch)::value;
-          LaunchDependent(scope, LayerNormKernel<T, W, kLanes, kCache, O, kPrefetch>, grid, block,
+        WithRowGrid<(kCache > 0), true>(scope, grid, block, args.rows, [&](auto row_grid) {
+          constexpr RowGrid kGrid = decltype(row_grid)::value;
+          LaunchDependent(scope, LayerNormKernel<T, W, kLanes, kCache, O, kGrid>, grid, block,
                           RowsOf<T, W, O>(args));
         });
       });
