@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device run 6, the final tree (norms with a prefetching kernel of their own): build, the norm
+# Device runs 6 and 8, the tree of each: build, the norm
 # CUDA tests, memcheck/racecheck on the norms, graph_probe of every norm op.
 set -uo pipefail
 R=$(pwd); source .gpu-carry/setup.sh || exit 1
