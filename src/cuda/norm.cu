@@ -561,6 +561,8 @@ struct RowShape {
   int max_threads;
   int64_t two_packs_from = INT64_MAX;  // rows of this many packs or more take 2 a thread
 };
+// 2 packs a thread from the row that would fill a kMaxCachedRowThreads
+// block at one pack (512 packs: 4096 16-bit values).
 constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads, kMaxCachedRowThreads};
 constexpr RowShape kRMSNormQuantShape{1, kMaxCachedRowThreads};
 constexpr RowShape kLayerNormShape{2, kMaxCachedRowThreads};
