@@ -6,6 +6,7 @@ are never asserted."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 import math
 import os
@@ -177,3 +178,33 @@ def test_meson_installs_every_bench_module():
     build = (ROOT / "python" / "hetkern" / "meson.build").read_text()
     modules = sorted(p.name for p in (ROOT / "python" / "hetkern" / "bench").glob("*.py"))
     assert modules and all(f"'bench/{m}'" in build for m in modules)
+
+
+def test_table_line_of_a_gpu_row_without_torch_host_time():
+    """A large CUDA row has hetkern's whole-call time but no torch one (only
+    decode rows time torch's call): the line says '-' instead of failing."""
+    from hetkern.bench.runner import table_line
+    row = dict.fromkeys(COLUMNS)
+    row.update(device="cuda", op="scale", dtype="float32", shape="64M", hetkern_s=1e-4, hetkern_min_s=1e-4,
+               hetkern_max_s=1.1e-4, hetkern_gbps=2.5e3, of_copy=0.98, copy_gbps=2.6e3,
+               hetkern_graph_s=0.9e-4, hetkern_host_s=1.2e-4)
+    line = table_line(row)
+    assert "host 120.0us/- = -" in line and "graph:" in line
+
+
+@pytest.mark.skipif(not (importlib.util.find_spec("torch") and __import__("torch").cuda.is_available()),
+                    reason="needs a CUDA device")
+def test_cuda_sweep_has_graph_and_host_times(tmp_path):
+    """The CUDA side end to end: decode and large rows, graph-replayed device
+    times for hetkern, the host-time columns where they apply."""
+    bench("--device", "cuda", "--quick", "--family", "norm,elementwise", "--ops", "rmsnorm,scale",
+          "--dtypes", "bfloat16", "--gpu-max", "1M", "--out", str(tmp_path), timeout=600)
+    rows = json.loads((tmp_path / "results.json").read_text())["rows"]
+    assert {r["op"] for r in rows} == {"rmsnorm", "scale"}
+    assert all(r["device"] == "cuda" and r["hetkern_graph_s"] > 0 and r["hetkern_host_s"] > 0 for r in rows)
+    decode = [r for r in rows if r["tokens"] is not None and r["family"] == "norm"]
+    assert decode and all(r["host_of_torch"] == pytest.approx(r["hetkern_host_s"] / r["torch_host_s"])
+                          for r in decode if r["torch_host_s"])
+    assert "## GPU device time under CUDA graph replay" in subprocess.run(
+        [sys.executable, "-m", "hetkern.bench.report", str(tmp_path / "results.json")],
+        capture_output=True, text=True, check=True).stdout

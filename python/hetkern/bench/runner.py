@@ -133,7 +133,7 @@ def table_line(row: dict) -> str:
         line += f" {fmt_num(row['x_best_graph'], '.2f'):>6}"
     if row["hetkern_host_s"] is not None:
         line += (f"  host {fmt_time(row['hetkern_host_s'])}/{fmt_time(row['torch_host_s'])}"
-                 f" = {row['host_of_torch']:.2f}")
+                 f" = {fmt_num(row['host_of_torch'], '.2f')}")
     return line
 
 
