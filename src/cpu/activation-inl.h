@@ -16,11 +16,13 @@
 #include <stddef.h>
 
 #include <cmath>
+#include <iterator>
 
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
 #include "src/core/args.h"
+#include "src/core/normal_cdf.h"
 #include "src/cpu/convert-inl.h"
 #include "src/cpu/elementwise-inl.h"
 #include "src/cpu/math-inl.h"
@@ -110,35 +112,23 @@ HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
   return KeepNaN(x, XSigmoid(d, x, x));
 }
 
-// GELU's x * Phi(x), with Phi(x) = (1 + erf(x / sqrt 2)) / 2 the standard
-// normal CDF, in float32 (docs/activation.md gives the measured error). Computing Phi directly rather than through
-// erf(x / sqrt 2) avoids both the rounding of x / sqrt 2 (which the steep tail
-// amplifies to tens of ulp) and the cancellation in 1 + erf for x < 0.
-//   |x| <= A (Phi(-A) = 1/4): Phi = 1/2 + x * P(x^2), P minimax-like of degree 5.
-//   |x| >  A: Q = Phi(-|x|) = e^(-x^2/2) * u * R(u), u = 1 / (1 + 0.35 |x|),
-//             R of degree 10; x * Phi = (x * u R) * e^(-x^2/2) for x < 0 (the
-//             Gaussian factor last, so that only the result can be subnormal)
-//             and x * (1 - Q) for x > 0.
-// x^2 is split exactly into hi + lo (Veltkamp: exact with or without FMA)
-// and e^(-x^2/2) = e^(-hi/2) * (1 - lo/2).
-// Coefficients: least-squares fits of the relative error on Chebyshev nodes
-// against mpmath, rounded to float32 (fit max relative error 2.8e-8 / 7.9e-9).
+// GELU's x * Phi(x) in float32: src/core/normal_cdf.h gives the formula
+// and its coefficients (shared with the CUDA kernels); docs/activation.md the
+// measured error. x^2 is split exactly into hi + lo (Veltkamp: exact with or
+// without FMA) and e^(-x^2/2) = e^(-hi/2) * (1 - lo/2).
 template <class D, hwy::EnableIf<sizeof(hn::TFromD<D>) == 4>* = nullptr>
 HWY_INLINE hn::Vec<D> XNormalCdf(D d, hn::Vec<D> x) {
   using V = hn::Vec<D>;
   const V t = hn::Abs(x);
 
   const V s = hn::Mul(x, x);
-  V p = hn::Set(d, -8.579921995988116e-06f);
-  p = hn::MulAdd(p, s, hn::Set(d, 0.00011499834363348782f));
-  p = hn::MulAdd(p, s, hn::Set(d, -0.0011872256873175502f));
-  p = hn::MulAdd(p, s, hn::Set(d, 0.009973546490073204f));
-  p = hn::MulAdd(p, s, hn::Set(d, -0.06649038195610046f));
-  p = hn::MulAdd(p, s, hn::Set(d, 0.3989422917366028f));
+  V p = hn::Set(d, normal_cdf::kCentral[0]);
+  for (size_t i = 1; i < std::size(normal_cdf::kCentral); ++i) {
+    p = hn::MulAdd(p, s, hn::Set(d, normal_cdf::kCentral[i]));
+  }
   const V central = hn::Mul(x, hn::MulAdd(x, p, hn::Set(d, 0.5f)));
 
-  // Beyond 20, Q underflows to 0 anyway; the clamp keeps the split finite.
-  const V tc = hn::Min(t, hn::Set(d, 20.0f));
+  const V tc = hn::Min(t, hn::Set(d, normal_cdf::kTailClamp));
   const V sq_hi = hn::Mul(tc, tc);
 #if HWY_NATIVE_FMA
   const V sq_lo = hn::MulSub(tc, tc, sq_hi);  // exact: one rounding of an exact value
@@ -152,23 +142,17 @@ HWY_INLINE hn::Vec<D> XNormalCdf(D d, hn::Vec<D> x) {
 #endif
   const V gauss = hn::Mul(ExpNonPositive(d, hn::Mul(sq_hi, hn::Set(d, -0.5f))),
                           hn::MulAdd(sq_lo, hn::Set(d, -0.5f), hn::Set(d, 1.0f)));
-  const V u = DivBounded(d, hn::Set(d, 1.0f), hn::MulAdd(tc, hn::Set(d, 0.35f), hn::Set(d, 1.0f)));
-  V r = hn::Set(d, 0.02931881695985794f);
-  r = hn::MulAdd(r, u, hn::Set(d, -0.1578238308429718f));
-  r = hn::MulAdd(r, u, hn::Set(d, 0.3414244055747986f));
-  r = hn::MulAdd(r, u, hn::Set(d, -0.354051798582077f));
-  r = hn::MulAdd(r, u, hn::Set(d, 0.1669253557920456f));
-  r = hn::MulAdd(r, u, hn::Set(d, -0.07652419060468674f));
-  r = hn::MulAdd(r, u, hn::Set(d, 0.06400757282972336f));
-  r = hn::MulAdd(r, u, hn::Set(d, 0.0845208391547203f));
-  r = hn::MulAdd(r, u, hn::Set(d, 0.12297490239143372f));
-  r = hn::MulAdd(r, u, hn::Set(d, 0.13959869742393494f));
-  r = hn::MulAdd(r, u, hn::Set(d, 0.1396307498216629f));
+  const V u = DivBounded(d, hn::Set(d, 1.0f),
+                         hn::MulAdd(tc, hn::Set(d, normal_cdf::kTailSlope), hn::Set(d, 1.0f)));
+  V r = hn::Set(d, normal_cdf::kTail[0]);
+  for (size_t i = 1; i < std::size(normal_cdf::kTail); ++i) {
+    r = hn::MulAdd(r, u, hn::Set(d, normal_cdf::kTail[i]));
+  }
   const V ur = hn::Mul(u, r);
   const V tail = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Mul(hn::Mul(x, ur), gauss),
                                 hn::Mul(x, hn::Sub(hn::Set(d, 1.0f), hn::Mul(gauss, ur))));
 
-  return hn::IfThenElse(hn::Le(t, hn::Set(d, 0.6744897501960817f)), central, tail);
+  return hn::IfThenElse(hn::Le(t, hn::Set(d, normal_cdf::kCentralBound)), central, tail);
 }
 
 // float64: x * erfc(-x / sqrt 2) / 2 lane by lane with libm (glibc's

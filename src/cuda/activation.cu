@@ -4,90 +4,12 @@
 #include <cstdint>
 
 #include "src/core/kernels.h"
+#include "src/cuda/activation.cuh"
 #include "src/cuda/elementwise.cuh"
 
 namespace hetkern {
 namespace cuda {
 namespace {
-
-// The accurate libdevice functions (never the __expf-style intrinsics) of
-// both compute types. NaN propagates through all of them.
-__device__ inline float Exp(float x) { return expf(x); }
-__device__ inline double Exp(double x) { return ::exp(x); }
-__device__ inline float Tanh(float x) { return tanhf(x); }
-__device__ inline double Tanh(double x) { return ::tanh(x); }
-// GELU's x * Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2 the standard normal
-// CDF, through normcdf directly: no rounding of x / sqrt 2 and no
-// cancellation in 1 + erf for x < 0 (normcdff: max 5 ulp per the CUDA math
-// documentation). Below x = -12.94 Phi(x) is subnormal in float32 and 0 below
-// -14.1, while x * Phi(x) (|x| times larger) is still representable down to
-// -14.4: there a float32 normcdff would lose the result's digits before the
-// product (30+ ulp, or 0 where the exact value is not, making 0 * inf = NaN in
-// the gated ops). So the float tail is computed in double (Phi and the product
-// normal there) and rounded once; x < -12 is rare enough that its cost is nil.
-__device__ inline float XNormalCdf(float x) {
-  if (x < -12.0f) {
-    const double xd = x;
-    return static_cast<float>(xd * normcdf(xd));
-  }
-  return x * normcdff(x);
-}
-// float64 has no wider type; its bound (docs/activation.md) allows the
-// subnormal Phi below x = -37.5.
-__device__ inline double XNormalCdf(double x) { return x * normcdf(x); }
-
-// The same for results rounded to a 16-bit type with fewer instructions
-// (bfloat16 GELU through normcdff was issue-bound at 0.54 of copy on the
-// H100): x/2 erfc(-x/sqrt 2). erfcf (4 ulp) has no cancellation for x < 0;
-// rounding -x/sqrt 2 costs a relative x^2/2 eps (4e-6 at x = -12), far below
-// half an ulp of float16 or bfloat16. Below -12 the double tail above, out of
-// line so that the hot loop stays small (inlined into the 8 unrolled lanes,
-// the double normcdf costs throughput even untaken): bfloat16's subnormals
-// hold x Phi(x) down to x = -14.4, where float32's Phi and erfcf are 0.
-__device__ __noinline__ float XNormalCdfTail(float x) { return XNormalCdf(x); }
-__device__ inline float XNormalCdfFor16Bit(float x) {
-  if (x < -12.0f) return XNormalCdfTail(x);
-  return 0.5f * x * erfcf(x * -0.70710678118654752f);
-}
-
-// x * sigmoid(z) = x / (1 + e^-z), accurate for tiny results and without
-// overflow: with h = e^(-|z|/2), (x h) h / (1 + h^2) for z < 0.
-template <class C>
-__device__ C XSigmoid(C x, C z) {
-  const C h = Exp(C(-0.5) * fabs(z));
-  return (z < C(0) ? (x * h) * h : x) / (C(1) + h * h);
-}
-
-// act(x) in compute type C; the same formulas as the CPU kernels
-// (src/cpu/activation-inl.h explains them). k16Bit: the result is rounded to
-// a 16-bit type, which allows a cheaper erf-GELU.
-template <class C, Activation kAct, bool k16Bit = false>
-struct ActivationOp {
-  __device__ C operator()(C x) const {
-    if constexpr (kAct == Activation::kRelu) {
-      return x < C(0) ? C(0) : x;  // relu(NaN) = NaN, relu(-0) = -0, as torch
-    } else if constexpr (kAct == Activation::kSigmoid) {
-      const C e = Exp(-fabs(x));
-      return (x < C(0) ? e : C(1)) / (C(1) + e);
-    } else if constexpr (kAct == Activation::kSilu) {
-      return XSigmoid(x, x);
-    } else if constexpr (kAct == Activation::kGelu) {
-      if constexpr (k16Bit) {
-        return XNormalCdfFor16Bit(x);
-      } else {
-        return XNormalCdf(x);
-      }
-    } else if constexpr (kAct == Activation::kGeluTanh) {
-      constexpr double k0 = 0.7978845608028654;  // sqrt(2 / pi)
-      constexpr double k1 = 0.044715;
-      return XSigmoid(x, x * (C(2 * k0 * k1) * (x * x) + C(2 * k0)));
-    } else if constexpr (kAct == Activation::kTanh) {
-      return Tanh(x);
-    } else {
-      return Exp(x);
-    }
-  }
-};
 
 // out[r, i] = act(x[r, i]) * x[r, d + i]. A block of kGatedThreads threads
 // covers kUnroll * kGatedThreads packs of a row (blockIdx.x: which ones);

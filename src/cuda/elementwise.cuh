@@ -29,6 +29,23 @@ inline int OneItemPerThreadBlocks(int64_t work) {
   return static_cast<int>(std::clamp<int64_t>(blocks, 1, INT32_MAX));
 }
 
+// A streaming kernel keeps one 16-byte pack a thread in flight, so the bytes
+// in flight per SM are its resident threads: all 2048 of an H100's only at
+// 32 registers or fewer (H100, 2^26 values: bfloat16 silu took 35 registers,
+// so 1536 threads, and 0.91 of copy; at 32, 0.99 in the same loop). Ops whose
+// code fits that bound without spilling declare kFitsStreamingBound (the
+// 16-bit activations); others (IEEE division, float64 libdevice functions)
+// would spill under it and keep the compiler's choice.
+template <class Op, class = void>
+struct FitsStreamingBound : std::false_type {};
+template <class Op>
+struct FitsStreamingBound<Op, std::void_t<decltype(Op::kFitsStreamingBound)>>
+    : std::bool_constant<Op::kFitsStreamingBound> {};
+template <class Op>
+constexpr int StreamingBlocksPerSm() {
+  return FitsStreamingBound<Op>::value ? 2048 / kStreamingThreads : 1;
+}
+
 // Elements before the first index i at which both p + i and q + i start a
 // kLanes pack of their own type, or -1 when no such i exists (the two are out
 // of phase and must be accessed one element at a time).
@@ -46,7 +63,8 @@ int64_t CommonHead(const P* p, const Q* q) {
 // out[i] = op(x[i]) with x read as TIn's compute type and the result stored
 // as TOut (op returns TOut's compute type). out may equal x when TIn == TOut.
 template <class TIn, class TOut, int kLanes, class Op>
-__global__ void MapUnaryKernel(const TIn* x, TOut* out, int64_t n, int64_t head, Op op) {
+__global__ void __launch_bounds__(kStreamingThreads, StreamingBlocksPerSm<Op>())
+    MapUnaryKernel(const TIn* x, TOut* out, int64_t n, int64_t head, Op op) {
   const auto f = [&](TIn v) { return CudaTypes<TOut>::Store(op(CudaTypes<TIn>::Load(v))); };
   const int64_t thread = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int64_t threads = int64_t{gridDim.x} * blockDim.x;

@@ -95,20 +95,15 @@ __device__ __forceinline__ C ClampToE4M3(C v) {
   return v > C(kE4M3Max) ? C(kE4M3Max) : v < -C(kE4M3Max) ? -C(kE4M3Max) : v;
 }
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-// F32ToE4M3Bits of a NaN (0x7f with its sign), as a select instead of the
-// whole conversion inlined a lane (sm_89+ only, as its one caller).
-__device__ __forceinline__ uint8_t E4M3NaNBits(float nan) {
-  return signbit(nan) ? 0xff : 0x7f;
-}
-#endif
-
 // A pack of outputs: rounded to O, or quantised (the quant ops, O = the
 // e4m3fn bits). On sm_89+ pairs of float32 take the hardware conversion
 // (cvt.rn.satfinite.e4m3x2.f32: round to nearest even, subnormals included,
-// the same bits as F32ToE4M3Bits for every clamped value) instead of ~15
-// integer instructions a lane; only NaN differs (the hardware gives 0x7f
-// whatever the sign; torch keeps the sign), so NaN lanes are patched.
+// finite values beyond 448 and infinities saturated to +-448, so it is the
+// clamp too) instead of ~15 integer instructions a lane. Its bits are
+// F32ToE4M3Bits' of the clamped value except for NaN, which it gives as 0x7f
+// whatever the sign where torch keeps the sign: OR-ing in every input's
+// sign bit fixes that and changes nothing else (every other output already
+// carries its input's sign, -0 and values rounding to -0 included).
 template <class O, int kLanes, class C>
 __device__ __forceinline__ Pack<O, kLanes> StoreOutputs(const C (&y)[kLanes],
                                                           const QuantScale<C>& scale) {
@@ -121,10 +116,13 @@ __device__ __forceinline__ Pack<O, kLanes> StoreOutputs(const C (&y)[kLanes],
     if constexpr (std::is_same_v<C, float> && kLanes % 2 == 0) {
 #pragma unroll
       for (int i = 0; i < kLanes; i += 2) {
-        const float2 v = make_float2(ClampToE4M3(q[i]), ClampToE4M3(q[i + 1]));
-        const __nv_fp8x2_storage_t bits = __nv_cvt_float2_to_fp8x2(v, __NV_SATFINITE, __NV_E4M3);
-        o.lane[i] = isnan(v.x) ? E4M3NaNBits(v.x) : static_cast<uint8_t>(bits & 0xff);
-        o.lane[i + 1] = isnan(v.y) ? E4M3NaNBits(v.y) : static_cast<uint8_t>(bits >> 8);
+        const uint32_t bits =
+            __nv_cvt_float2_to_fp8x2(make_float2(q[i], q[i + 1]), __NV_SATFINITE, __NV_E4M3);
+        const uint32_t signs = ((__float_as_uint(q[i]) >> 24) & 0x80u) |
+                               ((__float_as_uint(q[i + 1]) >> 16) & 0x8000u);
+        const uint32_t pair = bits | signs;
+        o.lane[i] = static_cast<uint8_t>(pair);
+        o.lane[i + 1] = static_cast<uint8_t>(pair >> 8);
       }
       return o;
     }
@@ -549,9 +547,11 @@ using Int = std::integral_constant<int, N>;
 // rows, Liger's time over rmsnorm's went from 0.97-0.99 on 512 threads of one
 // (benchmarks/results/h100-2026-11-23-final3/) to 1.00-1.02 on 256 of two
 // (h100-2026-11-24/, run 6), gemma_rmsnorm from 0.97-1.00 to 1.01-1.03. The
-// quant ops keep one pack: with 2 they fell to 0.85-0.89 of FlashInfer's
-// speed, against 0.96-0.98 (one run of 2026-11-23 whose files were not
-// kept): their fp8 epilogue needs the registers. layernorm takes 2 packs a
+// quant ops take the same shapes: decode calls run unbounded (RowGrid), so
+// the fp8 epilogue's registers no longer cost them, and large calls keep
+// twice the bytes in flight (bfloat16 rmsnorm_quant 16384x4096: 118 -> 78 us,
+// FlashInfer 87; layernorm_quant 146 -> 124; docs/performance.md, "Quant
+// norms on 2 packs a thread"). layernorm takes 2 packs a
 // thread: in one H100 run of three builds (benchmarks/results/h100-2026-11-23-lnshape/) 2 packs
 // against 4 took 1.92-2.20 us against 2.08-2.25 at x 2048, the same or less
 // at x 4096 and x 8192, and 26.9 against 27.2 us at 4096x4096; 1 pack was
@@ -564,13 +564,7 @@ struct RowShape {
 // 2 packs a thread from the row that would fill a kMaxCachedRowThreads
 // block at one pack (512 packs: 4096 16-bit values).
 constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads, kMaxCachedRowThreads};
-constexpr RowShape kRMSNormQuantShape{1, kMaxCachedRowThreads};
 constexpr RowShape kLayerNormShape{2, kMaxCachedRowThreads};
-// layernorm_quant takes the RMS quant ops' shape: its fp8 epilogue over 4 packs
-// a thread doubles the kernel's code, and the call at 1x2048 took 3.07 us
-// against 2.27 with one pack (FlashInfer: 2.79); at 4096x4096 one pack
-// takes 46.2 us against 33.2, still ahead of FlashInfer's 61.6 (H100, bf16).
-constexpr RowShape kLayerNormQuantShape = kRMSNormQuantShape;
 
 constexpr int64_t WarpsOf(int64_t threads) { return (threads + 31) / 32 * 32; }
 constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -633,8 +627,7 @@ void LaunchRMSNorm(const NormArgs& args) {
   VisitNormTypes(args, [&](auto t_tag, auto w_tag) {
     using T = typename decltype(t_tag)::type;
     using W = typename decltype(w_tag)::type;
-    const RowShape& shape = args.scale != nullptr ? kRMSNormQuantShape : kRMSNormShape;
-    LaunchRows<T, W>(args, scope, shape, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
+    const auto launch = [&](auto lanes, auto cache, dim3 grid, dim3 block) {
       constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
       if (args.scale != nullptr) {  // the quant ops (never in Gemma's style)
         WithRowGrid<(kCache > 0), true>(scope, grid, block, args.rows, [&](auto row_grid) {
@@ -652,7 +645,8 @@ void LaunchRMSNorm(const NormArgs& args) {
                        : RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, T, kGrid>;
         LaunchDependent(scope, kernel, grid, block, RowsOf<T, W, T>(args));
       });
-    });
+    };
+    LaunchRows<T, W>(args, scope, kRMSNormShape, launch);
   });
   CheckLaunch();
 }
@@ -670,15 +664,15 @@ void LayerNorm(const NormArgs& args) {
     using W = typename decltype(w_tag)::type;
     VisitOutputType<T>(args, [&](auto o_tag) {
       using O = typename decltype(o_tag)::type;
-      const RowShape& shape = args.scale != nullptr ? kLayerNormQuantShape : kLayerNormShape;
-      LaunchRows<T, W>(args, scope, shape, [&](auto lanes, auto cache, dim3 grid, dim3 block) {
+      const auto launch = [&](auto lanes, auto cache, dim3 grid, dim3 block) {
         constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
         WithRowGrid<(kCache > 0), true>(scope, grid, block, args.rows, [&](auto row_grid) {
           constexpr RowGrid kGrid = decltype(row_grid)::value;
           LaunchDependent(scope, LayerNormKernel<T, W, kLanes, kCache, O, kGrid>, grid, block,
                           RowsOf<T, W, O>(args));
         });
-      });
+      };
+      LaunchRows<T, W>(args, scope, kLayerNormShape, launch);
     });
   });
   CheckLaunch();

@@ -1,0 +1,142 @@
+// Copyright (c) hetkern developers. SPDX-License-Identifier: Apache-2.0
+//
+// The activation functions on the device, act(x) in the compute type
+// (ActivationOp), shared by the kernels of src/cuda/activation.cu and by
+// tools/check-activations.cu, which times them and checks their accuracy.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include "src/core/args.h"
+#include "src/core/normal_cdf.h"
+
+namespace hetkern {
+namespace cuda {
+
+// The accurate libdevice functions (never the __expf-style intrinsics) of
+// both compute types. NaN propagates through all of them.
+__device__ inline float Exp(float x) { return expf(x); }
+__device__ inline double Exp(double x) { return ::exp(x); }
+__device__ inline float Tanh(float x) { return tanhf(x); }
+__device__ inline double Tanh(double x) { return ::tanh(x); }
+
+// For results rounded to float16/bfloat16, where a relative error below
+// 2^-12 cannot move the rounding by more than 1 ulp, the hardware's
+// approximations instead: ex2.approx (relative 2^-22; flushes subnormal
+// results, so callers keep its result normal) and rcp.approx (1 ulp). They
+// make the 16-bit activations as cheap as a copy (H100, 2^26 values, against
+// a copy of the same bytes: bfloat16 silu 0.99 -> 1.00, gelu_tanh 0.94 ->
+// 1.00, erf-GELU 0.66 -> 0.86; accuracy checked on every 16-bit input by
+// tools/check-activations.cu: correctly rounded, 0.5 ulp).
+__device__ __forceinline__ float Exp2Approx(float a) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
+  return r;
+}
+__device__ __forceinline__ float ReciprocalApprox(float a) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
+  return r;
+}
+constexpr float kLog2E = 1.4426950408889634f;
+
+template <size_t N>
+__device__ __forceinline__ float Horner(const float (&c)[N], float x) {
+  float p = c[0];
+#pragma unroll
+  for (size_t i = 1; i < N; ++i) p = fmaf(p, x, c[i]);
+  return p;
+}
+
+// GELU's x * Phi(x): the CPU kernels' formula (src/core/normal_cdf.h), all
+// of it computed and the branch selected, with libdevice's expf and a
+// correctly rounded reciprocal for float32 (0.97 of copy where x *
+// normcdff(x) took 0.87, and no float64 tail needed: the product is formed
+// before the Gaussian factor, so it stays accurate down into the
+// subnormals). For 16-bit results the lower-degree fits and the hardware
+// approximations, e^(-x^2/2) taken times 2^64 (normal down to |x| = 16.3, past
+// bfloat16's last nonzero GELU at -14.4) and scaled back in the last product.
+template <bool k16Bit>
+__device__ inline float XNormalCdf(float x) {
+  namespace cdf = normal_cdf;
+  const float t = fabsf(x);
+  const float p = k16Bit ? Horner(cdf::kCentral16Bit, x * x) : Horner(cdf::kCentral, x * x);
+  const float central = x * fmaf(x, p, 0.5f);
+  const float tc = fminf(t, cdf::kTailClamp);
+  const float sq_hi = tc * tc;
+  const float sq_lo = fmaf(tc, tc, -sq_hi);  // x^2 = hi + lo exactly
+  const float denominator = fmaf(tc, cdf::kTailSlope, 1.0f);
+  float gauss, u, r;  // gauss: e^(-x^2/2), times 2^64 for k16Bit
+  if constexpr (k16Bit) {
+    gauss = Exp2Approx(fmaf(sq_hi, -0.5f * kLog2E, 64.0f)) * fmaf(sq_lo, -0.5f, 1.0f);
+    u = ReciprocalApprox(denominator);
+    r = Horner(cdf::kTail16Bit, u);
+  } else {
+    gauss = expf(sq_hi * -0.5f) * fmaf(sq_lo, -0.5f, 1.0f);
+    u = __frcp_rn(denominator);
+    r = Horner(cdf::kTail, u);
+  }
+  const float ur = u * r;
+  constexpr float kUnscale = k16Bit ? 0x1p-64f : 1.0f;
+  const float tail = x < 0.0f ? ((x * ur) * gauss) * kUnscale : x * fmaf(-gauss * kUnscale, ur, 1.0f);
+  return t <= cdf::kCentralBound ? central : tail;
+}
+// float64 has no wider type; its bound (docs/activation.md) allows the
+// subnormal Phi below x = -37.5.
+__device__ inline double XNormalCdfDouble(double x) { return x * normcdf(x); }
+
+// x * sigmoid(z) = x / (1 + e^-z), accurate for tiny results and without
+// overflow: with h = e^(-|z|/2), (x h) h / (1 + h^2) for z < 0 (h stays
+// normal while the result is representable, so the fast ex2 may take it).
+template <bool k16Bit, class C>
+__device__ C XSigmoid(C x, C z) {
+  if constexpr (k16Bit) {
+    const float h = Exp2Approx(fabsf(z) * (-0.5f * kLog2E));
+    return (z < 0.0f ? (x * h) * h : x) * ReciprocalApprox(fmaf(h, h, 1.0f));
+  } else {
+    const C h = Exp(C(-0.5) * fabs(z));
+    return (z < C(0) ? (x * h) * h : x) / (C(1) + h * h);
+  }
+}
+
+// act(x) in compute type C; the same formulas as the CPU kernels
+// (src/cpu/activation-inl.h explains them). k16Bit: C is float and the result
+// is rounded to a 16-bit type, which allows the hardware approximations.
+template <class C, Activation kAct, bool k16Bit = false>
+struct ActivationOp {
+  // Fits 32 registers (elementwise.cuh): checked with ptxas -v, none spill.
+  static constexpr bool kFitsStreamingBound = k16Bit;
+  __device__ C operator()(C x) const {
+    if constexpr (kAct == Activation::kRelu) {
+      return x < C(0) ? C(0) : x;  // relu(NaN) = NaN, relu(-0) = -0, as torch
+    } else if constexpr (kAct == Activation::kSigmoid) {
+      if constexpr (k16Bit) {  // h^2 / (1 + h^2) for x < 0 (XSigmoid's h)
+        const float h = Exp2Approx(fabsf(x) * (-0.5f * kLog2E));
+        return (x < 0.0f ? h * h : 1.0f) * ReciprocalApprox(fmaf(h, h, 1.0f));
+      } else {
+        const C e = Exp(-fabs(x));
+        return (x < C(0) ? e : C(1)) / (C(1) + e);
+      }
+    } else if constexpr (kAct == Activation::kSilu) {
+      return XSigmoid<k16Bit>(x, x);
+    } else if constexpr (kAct == Activation::kGelu) {
+      if constexpr (std::is_same_v<C, double>) {
+        return XNormalCdfDouble(x);
+      } else {
+        return XNormalCdf<k16Bit>(x);
+      }
+    } else if constexpr (kAct == Activation::kGeluTanh) {
+      constexpr double k0 = 0.7978845608028654;  // sqrt(2 / pi)
+      constexpr double k1 = 0.044715;
+      return XSigmoid<k16Bit>(x, x * (C(2 * k0 * k1) * (x * x) + C(2 * k0)));
+    } else if constexpr (kAct == Activation::kTanh) {
+      return Tanh(x);
+    } else {
+      return Exp(x);
+    }
+  }
+};
+
+}  // namespace cuda
+}  // namespace hetkern
