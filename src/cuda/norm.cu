@@ -8,10 +8,12 @@
 // fits, a thread keeps its packs in registers (kCache <= 4 of them) between the
 // reduction and the output pass, so x is read from memory once; longer rows
 // (kCache == 0) are read again. How many packs a thread takes depends on the
-// kernel and the row length (RowShape), never on the number of rows. A thread's
-// weight (and bias) packs are loaded with its row, before the reduction, so
-// that their memory latency overlaps x's instead of following it (at decode
-// sizes a kernel is a chain of such latencies). Reductions: each thread sums
+// kernel and the row length (RowShape), never on the number of rows. At
+// decode sizes a thread's weight (and bias) packs are loaded with its row,
+// before the reduction, so that their memory latency overlaps x's instead of
+// following it (the kernel is a chain of such latencies); large calls spend
+// those registers on more resident rows instead (ParamCache). One block
+// takes one row tile (RowGrid). Reductions: each thread sums
 // its packs in order, then a warp butterfly (every lane ends with the same
 // bits), then the per-warp partials by a butterfly over one shared-memory
 // exchange (one barrier per reduction); deterministic for a given launch
@@ -43,17 +45,28 @@ template <int kCache>
 constexpr int RowBlockBound() {
   return kCache > 0 ? kMaxCachedRowThreads : kMaxRowThreads;
 }
-// Blocks of RowBlockBound threads that must fit an SM at once: two for rows
-// of 1-2 packs a thread (at most 64 registers, so that many rows keep as
-// many bytes in flight per SM as with 4 packs a thread), except where the
-// parameters are wider than x or the output is fp8, which need more
-// registers than that (ptxas: 16-128 bytes of spills). rmsnorm_quant fits
-// (kQuantFits): bounded, 16384x8192 took 195 us against 305 (H100);
-// fused_add_rmsnorm_quant spills 48 bytes there (8x8192: 3.71 against 3.26 us).
-template <int kCache, class T, class W, class O, bool kQuantFits = false>
+// Blocks of RowBlockBound threads that must fit an SM at once where blocks
+// share SMs (RowGrid::kSeveralBlocksPerSm), which bounds a thread's
+// registers to 65536 / (512 * blocks). Large calls need as many rows in
+// flight per SM as their registers allow. Rows of parameters of x's type:
+// the kernels of one input row (kLean: the RMS norms, layernorm and their
+// fp8 forms) take 4, 3 and 2 such blocks at 1, 2 and 4 packs a thread (32,
+// 40 and 64 registers: 16, 6 and 2 rows of 4096, 4096 and 16384 bfloat16
+// an SM; ptxas: no spills but 2-8 bytes in three fp8 layernorms), the fused
+// kernels 2 at 1-2 packs (they spill at 40; at 4 packs, at 64). Their
+// parameters are then not kept in registers (ParamCache). H100, bfloat16,
+// graph replay, against the former 2 blocks of 1-2 packs and 1 of 4 in
+// SM-count grids: rmsnorm 16384x1024 22.0 us against 24.0, 16384x4096 90.6
+// / 94.7, 4096x16384 88.4 / 96.8, 256x16384 5.1 / 6.0 (Liger 22.0, 88.4,
+// 88.2, 5.1); rmsnorm_quant 4096x16384 78.4 / 98.7, layernorm_quant
+// 16384x4096 104.5 / 124.4 (benchmarks/results/h100-2026-11-25-rows, run 3
+// against the previous day's run). Wider parameters
+// (float32 for 16-bit x): 1.
+template <int kCache, class T, class W, bool kLean>
 constexpr int RowBlocksPerSm() {
-  constexpr bool kFits = std::is_same_v<T, O> || (std::is_same_v<O, uint8_t> && kQuantFits);
-  return (kCache == 1 || kCache == 2) && std::is_same_v<T, W> && kFits ? 2 : 1;
+  if (!std::is_same_v<T, W>) return 1;
+  if (kLean) return kCache == 1 ? 4 : kCache == 2 ? 3 : kCache == 4 ? 2 : 1;
+  return kCache == 1 || kCache == 2 ? 2 : 1;
 }
 constexpr int kMinBlockThreads = 128;  // short rows: several rows per block
 
@@ -199,61 +212,47 @@ __device__ __forceinline__ void ForThreadPacks(int64_t packs, Fn&& fn) {
 // same arithmetic in each: the same bits).
 enum class RowGrid {
   // At most one block per SM (decode calls): no register bound. The bound
-  // of two blocks an SM (RowBlocksPerSm) only costs such a call: H100,
+  // of several blocks an SM (RowBlocksPerSm) only costs such a call: H100,
   // bfloat16, graph replay, unbounded against bounded, fused_add_rmsnorm
   // 0.94-1.01 of Liger against 0.91-0.97 at x 4096 and x 8192, its Gemma
   // form 0.92-0.99 against 0.89-0.94, layernorm 0.95-1.00 against 0.91-0.99
   // (one run, benchmarks/results/h100-2026-11-24/run7-*).
   kOneBlockPerSm,
-  // More blocks than SMs, each taking one row tile: RowBlocksPerSm's bound.
+  // More blocks than SMs, one row tile each, as many resident as
+  // RowBlocksPerSm's bound allows; the hardware starts a block as another
+  // ends, which kept more bytes in flight than SM-count grids (x 16)
+  // looping over row tiles, with or without each block's next row
+  // prefetched to L2 (H100, bfloat16, graph replay: rmsnorm 16384x8192
+  // 181.5 us against 191.3 looping and 196.5 prefetching, layernorm
+  // 16384x8192 184.8 / 191.8 / 192.2, fused_add_rmsnorm 16384x8192 364.8 /
+  // 378.0 / 388.8; benchmarks/results/h100-2026-11-25-rows, run 1).
   kSeveralBlocksPerSm,
-  // Blocks that take several row tiles (large calls): the bound, and while
-  // a row is reduced, the block's next row starts on its way to L2 (one bulk
-  // prefetch by one thread of the row's group, after the row's own loads),
-  // so that its loads need not wait for DRAM: a block holds only one row's
-  // bytes in flight (at 16384 x 8192, 2 blocks of 512 threads x 2 packs: 32
-  // KB per SM). H100, bfloat16, graph replay, against none: rmsnorm
-  // 16384x8192 185 us against 194 (Liger: 179), gemma_rmsnorm 184 / 191,
-  // rmsnorm_quant 183 / 199, fused_add_rmsnorm_quant 335 / 391, layernorm
-  // 16384x4096 95.3 / 100.7. Not the fused non-quant kernels: at the
-  // 64-register bound it made them spill (fused_add_rmsnorm 16384x8192: 384
-  // against 370). An instantiation of its own, since even skipped, the code
-  // slowed decode calls (rmsnorm 1x4096: 1.78 us against 1.68).
-  kBlocksLoop,
 };
 
-template <int kCache, class T, class W, class O, RowGrid kGrid, bool kQuantFits = false>
+template <int kCache, class T, class W, RowGrid kGrid, bool kLean>
 constexpr int GridBlocksPerSm() {
-  return kGrid == RowGrid::kOneBlockPerSm ? 1 : RowBlocksPerSm<kCache, T, W, O, kQuantFits>();
+  return kGrid == RowGrid::kOneBlockPerSm ? 1 : RowBlocksPerSm<kCache, T, W, kLean>();
 }
 
-// See RowGrid::kBlocksLoop: the block's row after `row`, of `base` (rows of
-// hidden 16-byte packs, as in cached rows), toward L2.
-template <class T>
-__device__ __forceinline__ void PrefetchBlockNextRow(const T* base, int64_t stride, int64_t row,
-                                                     int64_t rows, int64_t hidden) {
-  const int64_t next = row + int64_t{gridDim.x} * blockDim.y;
-  if (threadIdx.x == 0 && next < rows) {
-    PrefetchToL2(base + next * stride, hidden * int64_t{sizeof(T)});
-  }
+// Packs of weight (and bias) a thread keeps in registers, loaded with its
+// row's before the reduction: kCache where a block has its SM's registers to
+// itself (decode calls, whose time is the row's chain of memory latencies);
+// none where blocks share an SM, which read them in the output pass (every
+// row reads the same ones, from L1/L2) and leave their registers to more
+// resident rows (RowBlocksPerSm).
+template <int kCache, int kBlocksPerSm>
+constexpr int ParamCache() {
+  return kBlocksPerSm == 1 ? kCache : 0;
 }
 
-// launch(std::integral_constant<RowGrid, kGrid>) for a launch of `grid` x
-// `block` over `rows` rows. Rows kept in registers (kCached) have all three
-// instantiations (kBlocksLoop only where kMayPrefetch); streamed rows, whose
-// kernels have no bound, one.
-template <bool kCached, bool kMayPrefetch, class Launch>
-void WithRowGrid(const DeviceScope& scope, dim3 grid, dim3 block, int64_t rows, Launch&& launch) {
+// launch(std::integral_constant<RowGrid, kGrid>) for a launch of `grid`
+// blocks. Rows kept in registers (kCached) have both instantiations;
+// streamed rows, whose kernels have no bound, one.
+template <bool kCached, class Launch>
+void WithRowGrid(const DeviceScope& scope, dim3 grid, Launch&& launch) {
   using std::integral_constant;
-  if constexpr (kCached) {
-    if (int64_t{grid.x} <= scope.Multiprocessors()) {
-      return launch(integral_constant<RowGrid, RowGrid::kOneBlockPerSm>{});
-    }
-    if constexpr (kMayPrefetch) {
-      if (int64_t{grid.x} * block.y < rows) {
-        return launch(integral_constant<RowGrid, RowGrid::kBlocksLoop>{});
-      }
-    }
+  if (kCached && int64_t{grid.x} <= scope.Multiprocessors()) {
+    return launch(integral_constant<RowGrid, RowGrid::kOneBlockPerSm>{});
   }
   launch(integral_constant<RowGrid, RowGrid::kSeveralBlocksPerSm>{});
 }
@@ -281,7 +280,7 @@ __device__ __forceinline__ void ForBlockRows(int64_t rows, Fn&& fn) {
 template <class T, class W, int kLanes, int kCache, bool kFusedAdd, bool kGemma, class O,
           RowGrid kGrid>
 __global__ void __launch_bounds__(RowBlockBound<kCache>(),
-                                  GridBlocksPerSm<kCache, T, W, O, kGrid, !kFusedAdd>())
+                                  GridBlocksPerSm<kCache, T, W, kGrid, !kFusedAdd>())
     RMSNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
@@ -296,8 +295,10 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(),
   const QuantScale<C> out_scale(kQuant ? *a.scale : 1.f);
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const PW*>(a.weight);
-  PW weight_cache[kCache > 0 ? kCache : 1];
-  LoadParamPacks<kCache>(weight, packs, weight_cache);
+  constexpr int kParamCache =
+      ParamCache<kCache, GridBlocksPerSm<kCache, T, W, kGrid, !kFusedAdd>()>();
+  PW weight_cache[kParamCache > 0 ? kParamCache : 1];
+  LoadParamPacks<kParamCache>(weight, packs, weight_cache);
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
     auto* residual = reinterpret_cast<P*>(a.residual + row * a.residual_stride);
@@ -313,12 +314,6 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(),
           cache[slot] = x[p];
           if constexpr (kFusedAdd) residual_cache[slot] = residual[p];
         });
-        if constexpr (kGrid == RowGrid::kBlocksLoop) {
-          PrefetchBlockNextRow(a.x, a.x_stride, row, a.rows, a.hidden);
-          if constexpr (kFusedAdd) {
-            PrefetchBlockNextRow(a.residual, a.residual_stride, row, a.rows, a.hidden);
-          }
-        }
       }
     }
     // This thread's pack p of x in the first pass; in the second, of what
@@ -377,7 +372,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(),
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
       const P v = row_pack(slot, p, true);
       PW w;
-      if constexpr (kCache > 0) {
+      if constexpr (kParamCache > 0) {
         w = weight_cache[slot];
       } else {
         w = weight[p];
@@ -413,7 +408,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(),
 // Two-pass mean and variance in C, then out = (x - mean) * rstd * w + b.
 template <class T, class W, int kLanes, int kCache, class O, RowGrid kGrid>
 __global__ void __launch_bounds__(RowBlockBound<kCache>(),
-                                  GridBlocksPerSm<kCache, T, W, O, kGrid>())
+                                  GridBlocksPerSm<kCache, T, W, kGrid, true>())
     LayerNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using ParamTypes = CudaTypes<W>;
@@ -429,9 +424,10 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(),
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const PW*>(a.weight);
   const auto* bias = reinterpret_cast<const PW*>(a.bias);
-  PW weight_cache[kCache > 0 ? kCache : 1], bias_cache[kCache > 0 ? kCache : 1];
-  LoadParamPacks<kCache>(weight, packs, weight_cache);
-  LoadParamPacks<kCache>(bias, packs, bias_cache);
+  constexpr int kParamCache = ParamCache<kCache, GridBlocksPerSm<kCache, T, W, kGrid, true>()>();
+  PW weight_cache[kParamCache > 0 ? kParamCache : 1], bias_cache[kParamCache > 0 ? kParamCache : 1];
+  LoadParamPacks<kParamCache>(weight, packs, weight_cache);
+  LoadParamPacks<kParamCache>(bias, packs, bias_cache);
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
     auto* out = reinterpret_cast<PO*>(a.out + row * a.out_stride);
@@ -444,9 +440,6 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(),
         for (int i = 0; i < kLanes; ++i) sum += Types::Load(v.lane[i]);
         if constexpr (kCache > 0) cache[slot] = v;
       });
-      if constexpr (kGrid == RowGrid::kBlocksLoop) {
-        PrefetchBlockNextRow(a.x, a.x_stride, row, a.rows, a.hidden);
-      }
     }
     const C mean = a.PerElement(RowSum(sum, partials, turn));
     const auto row_pack = [&](int slot, int64_t p) {
@@ -472,7 +465,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(),
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
       const P v = row_pack(slot, p);
       PW w, b;
-      if constexpr (kCache > 0) {
+      if constexpr (kParamCache > 0) {
         w = weight_cache[slot];
         b = bias_cache[slot];
       } else {
@@ -609,8 +602,8 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, const RowShape& 
   const int rows_per_block = std::max(1, kMinBlockThreads / row_threads);
   const dim3 block(row_threads, rows_per_block);
   const int64_t tiles = (args.rows + rows_per_block - 1) / rows_per_block;
-  const int block_threads = row_threads * rows_per_block;
-  const dim3 grid(scope.StreamingBlocks(tiles * block_threads, block_threads));
+  // One block a row tile (RowGrid); ForBlockRows loops past grid.x's limit.
+  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles, INT32_MAX)));
   if (!aligned) return launch(Int<1>{}, Int<0>{}, grid, block);
   switch (cache) {
     case 1: return launch(Int<kVectorLanes>{}, Int<1>{}, grid, block);
@@ -630,7 +623,7 @@ void LaunchRMSNorm(const NormArgs& args) {
     const auto launch = [&](auto lanes, auto cache, dim3 grid, dim3 block) {
       constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
       if (args.scale != nullptr) {  // the quant ops (never in Gemma's style)
-        WithRowGrid<(kCache > 0), true>(scope, grid, block, args.rows, [&](auto row_grid) {
+        WithRowGrid<(kCache > 0)>(scope, grid, [&](auto row_grid) {
           constexpr RowGrid kGrid = decltype(row_grid)::value;
           LaunchDependent(scope,
                           RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, uint8_t, kGrid>,
@@ -638,7 +631,7 @@ void LaunchRMSNorm(const NormArgs& args) {
         });
         return;
       }
-      WithRowGrid<(kCache > 0), !kFusedAdd>(scope, grid, block, args.rows, [&](auto row_grid) {
+      WithRowGrid<(kCache > 0)>(scope, grid, [&](auto row_grid) {
         constexpr RowGrid kGrid = decltype(row_grid)::value;
         const auto kernel =
             args.gemma ? RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, true, T, kGrid>
@@ -666,7 +659,7 @@ void LayerNorm(const NormArgs& args) {
       using O = typename decltype(o_tag)::type;
       const auto launch = [&](auto lanes, auto cache, dim3 grid, dim3 block) {
         constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
-        WithRowGrid<(kCache > 0), true>(scope, grid, block, args.rows, [&](auto row_grid) {
+        WithRowGrid<(kCache > 0)>(scope, grid, [&](auto row_grid) {
           constexpr RowGrid kGrid = decltype(row_grid)::value;
           LaunchDependent(scope, LayerNormKernel<T, W, kLanes, kCache, O, kGrid>, grid, block,
                           RowsOf<T, W, O>(args));
