@@ -49,9 +49,14 @@ struct QuantScale<float> {
   bool by_reciprocal;  // scale in [2^-64, 2^64]: the step's operands stay normal
   __device__ explicit QuantScale(float s) {
     scale = s;
-    reciprocal = __fdiv_rn(1.f, s);  // correctly rounded, once per thread
-    wide_reciprocal = 1.0 / static_cast<double>(s);
+    reciprocal = __frcp_rn(s);  // correctly rounded (RN(1 / s)), once per thread
     by_reciprocal = fabsf(s) >= 0x1p-64f && fabsf(s) <= 0x1p64f;
+    // Only the other scales need it: a float64 division is dozens of
+    // instructions, a share of the work of a thread that quantises 8 values
+    // (H100, bfloat16, graph replay, against taking it always: rmsnorm_quant
+    // 16384x1024 25.9 us / 26.7, layernorm_quant 4096x8192 56.3 / 58.2;
+    // benchmarks/results/h100-2026-11-25-rows, run 4).
+    wide_reciprocal = by_reciprocal ? 0.0 : 1.0 / static_cast<double>(s);
   }
   // y / scale, correctly rounded. (A branch a lane, uniform across the grid:
   // hoisting it to a pack doubled the code and the registers.)
