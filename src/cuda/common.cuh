@@ -72,16 +72,6 @@ __device__ __forceinline__ void AllowDependentGrids() {
 #endif
 }
 
-// Starts bringing `bytes` at p (both multiples of 16) into L2, without
-// waiting and without registers: a hint, no effect on any result (sm_90+;
-// nothing on older GPUs).
-__device__ __forceinline__ void PrefetchToL2(const void* p, int64_t bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p),
-               "r"(static_cast<uint32_t>(bytes)));
-#endif
-}
-
 // kernel<<<grid, block, 0, scope.stream()>>>(args...), as a programmatic
 // dependent launch where the device has it.
 template <class... Params, class... Args>

@@ -236,8 +236,9 @@ constexpr int GridBlocksPerSm() {
 
 // Packs of weight (and bias) a thread keeps in registers, loaded with its
 // row's before the reduction: kCache where a block has its SM's registers to
-// itself (decode calls, whose time is the row's chain of memory latencies);
-// none where blocks share an SM, which read them in the output pass (every
+// itself (decode calls, whose time is the row's chain of memory latencies,
+// and kernels bounded to one block an SM); none where blocks share an SM,
+// which read them in the output pass (every
 // row reads the same ones, from L1/L2) and leave their registers to more
 // resident rows (RowBlocksPerSm).
 template <int kCache, int kBlocksPerSm>
