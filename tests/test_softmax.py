@@ -394,6 +394,33 @@ def test_cuda_many_long_rows(dtype, op):
 
 
 @requires_cuda
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cuda_few_rows_too_long_for_an_sm(dtype, op):
+    """Rows past every on-chip kernel, few of them: the online kernel over a
+    cluster of 8, 4 or 2 blocks per row (1-5, 17 and 40 rows on 132 SMs; one
+    block each on GPUs without clusters), each block a slice of the row. The
+    row's max, a NaN, an infinity and an all -inf row sit in different
+    slices; rows packed (300000) and element by element (2^20 + 3); in place
+    too."""
+    ours, theirs = op
+    for rows, length in [(1, 300000), (5, 300000), (17, 300000), (40, 300000), (1, 2**20 + 3),
+                         (5, 2**20 + 3)]:
+        x = rows_of(rows, length, dtype, "cuda", seed=rows + length)
+        x[0, length - 2] = 1e4 if dtype != torch.float16 else 6e4  # the max in the last slice
+        if rows > 1:
+            x[1, :] = -INF
+        if rows > 4:
+            x[2, length // 2] = NAN
+            x[3, length // 3] = INF
+        check(ours(x), x, theirs)
+    x = rows_of(3, 300000, dtype, "cuda", seed=3)
+    expected = x.clone()
+    ours(x, out=x)
+    check(x, expected, theirs)
+
+
+@requires_cuda
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cuda_dominating_max(dtype):
     check_dominating_max(dtype, "cuda")

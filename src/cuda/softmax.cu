@@ -7,7 +7,8 @@
 // registers (sm_90+). Many rows of more than 16384 values, up to what an SM
 // holds (155648 16-bit values): one block per row keeps it in registers and
 // shared memory, several rows per SM where they fit. Otherwise one block per
-// row, an online (max, sum) pass over the row, a block reduction, then a
+// row (a cluster of up to 8 per row when few rows leave SMs idle), an online
+// (max, sum) pass over the row, a block (and cluster) reduction, then a
 // read+write pass (the re-read mostly hits L2).
 // 16-byte packs wherever x and out allow, scalar elements otherwise.
 //
@@ -860,9 +861,34 @@ void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, cons
   return launch(integral_constant<int, 256>{}, integral_constant<int, 4>{});
 }
 
+// The row's (max, sum) over the blocks of this block's cluster: each block's
+// total through its shared slot, merged by every thread in rank order (the
+// same bits in every block). Called by all threads of the cluster.
+template <class C>
+__device__ __forceinline__ MaxSum<C> ClusterMerge(const MaxSum<C>& total, MaxSum<C>* slot) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  if (threadIdx.x == 0) *slot = total;
+  cluster.sync();
+  MaxSum<C> merged = *cluster.map_shared_rank(slot, 0);
+  for (int r = 1; r < static_cast<int>(cluster.num_blocks()); ++r) {
+    merged.Merge(*cluster.map_shared_rank(slot, r));
+  }
+  cluster.sync();  // every block has read every slot before one is written again
+  return merged;
+#else
+  return total;
+#endif
+}
+
 // kVec > 1 requires each row of x and of out to share their offset within 16
-// bytes, so one head length aligns both.
-template <class T, int kVec>
+// bytes, so one head length aligns both. With kClustered (sm_90+), a
+// cluster of blocks takes each row, each block a slice of it (a multiple of
+// 16 bytes long, so that every slice keeps the row's alignment), and the
+// slices' (max, sum) merge over the cluster (ClusterMerge): few rows too
+// long for any SM's registers and shared memory then use several SMs each.
+template <class T, int kVec, bool kClustered>
 __global__ void __launch_bounds__(kMaxBlockThreads)
     BlockRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
                     int64_t out_stride, bool log) {
@@ -870,15 +896,28 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   using C = typename Types::Compute;
   using P = Pack<T, kVec>;
   __shared__ MaxSum<C> shared[33];
-  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const T* xr = x + row * x_stride;
-    T* outr = out + row * out_stride;
+  __shared__ MaxSum<C> cluster_slot;
+  int64_t slices = 1, slice = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (kClustered) {
+    const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    slices = cluster.num_blocks();
+    slice = cluster.block_rank();
+  }
+#endif
+  constexpr int64_t kAlign = 16 / sizeof(T);
+  const int64_t slice_cols = (cols + slices * kAlign - 1) / (slices * kAlign) * kAlign;
+  const int64_t begin = std::min(cols, slice * slice_cols);
+  const int64_t n = std::min(cols, begin + slice_cols) - begin;
+  for (int64_t row = blockIdx.x / slices; row < rows; row += gridDim.x / slices) {
+    const T* xr = x + row * x_stride + begin;
+    T* outr = out + row * out_stride + begin;
     const auto addr = reinterpret_cast<uintptr_t>(xr);
     const int64_t head =
-        kVec == 1 ? 0 : std::min<int64_t>(cols, ((16 - addr % 16) % 16) / sizeof(T));
+        kVec == 1 ? 0 : std::min<int64_t>(n, ((16 - addr % 16) % 16) / sizeof(T));
     MaxSum<C> acc = MaxSum<C>::Empty();
     ForEachOwned<T, kVec>(
-        cols, head,
+        n, head,
         [&](int64_t i) {
           const C v[1] = {Types::Load(xr[i])};
           acc.Add(v);
@@ -890,10 +929,11 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
           for (int k = 0; k < kVec; ++k) v[k] = Types::Load(pack.lane[k]);
           acc.Add(v);
         });
-    const MaxSum<C> total = BlockMerge(acc, shared);
+    MaxSum<C> total = BlockMerge(acc, shared);
+    if constexpr (kClustered) total = ClusterMerge(total, &cluster_slot);
     const C scale = total.sum.template Scale<C>(log);
     ForEachOwned<T, kVec>(
-        cols, head,
+        n, head,
         [&](int64_t i) { outr[i] = Types::Store(SoftmaxValue(Types::Load(xr[i]), total.max, scale, log)); },
         [&](int64_t i) {
           P pack = *reinterpret_cast<const P*>(xr + i);
@@ -904,6 +944,44 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
           *reinterpret_cast<P*>(outr + i) = pack;
         });
   }
+}
+
+// Blocks per row for the online kernel: a cluster of 2-8 (the portable
+// limit) when rows x that many blocks fit the SMs, so that a few rows too
+// long for the on-chip kernels still use the GPU; else 1. H100, bfloat16,
+// graph replay, one block a row: 1x1048576 308 us (torch.compile 14.8),
+// 4x4194304 1304 (791).
+int OnlineRowBlocks(const DeviceScope& scope, int64_t rows) {
+  if (!scope.HasClusters() || rows == 0) return 1;
+  int blocks = kClusterMax;
+  while (blocks > 1 && rows * blocks > scope.Multiprocessors()) blocks /= 2;
+  return blocks;
+}
+
+// The online kernel over `rows` rows: kVec-packed, or element by element.
+template <class T, int kVec>
+void LaunchBlockRows(const DeviceScope& scope, int threads, const T* x, T* out, int64_t rows,
+                     int64_t cols, int64_t x_stride, int64_t out_stride, bool log) {
+  const int cluster = OnlineRowBlocks(scope, rows);
+  if (cluster == 1) {
+    const int blocks = scope.StreamingBlocks(rows, 1);  // one row per block, SM-bounded
+    BlockRowsKernel<T, kVec, false><<<blocks, threads, 0, scope.stream()>>>(x, out, rows, cols, x_stride,
+                                                                       out_stride, log);
+    return;
+  }
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(rows * cluster));  // one cluster per row
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.stream = scope.stream();
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute[0].val.clusterDim.y = 1;
+  attribute[0].val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  HETKERN_CUDA_CHECK(cudaLaunchKernelEx(&config, BlockRowsKernel<T, kVec, true>, x, out, rows, cols,
+                                        x_stride, out_stride, log));
 }
 
 int BlockThreads(int64_t packs) {
@@ -975,16 +1053,15 @@ void Softmax(const SoftmaxArgs& a) {
     } else if (!packed && a.cols <= kRegisterRowMaxPacks<1>) {
       LaunchRegisterRows<T, 1>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
     } else {
-      const int blocks = scope.StreamingBlocks(a.rows, 1);  // one row per block, SM-bounded
       // Rows of x and out at the same offset within 16 bytes, row after row.
       const bool same_offsets = x_addr % 16 == out_addr % 16 &&
                                 (a.x_stride - a.out_stride) * int64_t{sizeof(T)} % 16 == 0;
       if (same_offsets) {
-        BlockRowsKernel<T, kVec><<<blocks, BlockThreads(a.cols / kVec), 0, scope.stream()>>>(
-            x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
+        LaunchBlockRows<T, kVec>(scope, BlockThreads(a.cols / kVec), x, out, a.rows, a.cols,
+                                 a.x_stride, a.out_stride, a.log);
       } else {
-        BlockRowsKernel<T, 1><<<blocks, BlockThreads(a.cols), 0, scope.stream()>>>(
-            x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
+        LaunchBlockRows<T, 1>(scope, BlockThreads(a.cols), x, out, a.rows, a.cols, a.x_stride,
+                              a.out_stride, a.log);
       }
     }
     CheckLaunch();
