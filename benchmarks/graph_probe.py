@@ -31,9 +31,11 @@ CASES = {
     "gelu_and_mul": [(t, 4096) for t in (1, 32, 128)] + [(16384, 8192)],
     "gelu_tanh_and_mul": [(t, 4096) for t in (1, 32, 128)] + [(16384, 8192)],
     "rope": [(t, 0) for t in (1, 8, 32, 128)],
-    "softmax": [(r, v) for v in (32000, 128256, 151936) for r in (1, 32, 256, 4096)],
+    "softmax": [(r, v) for v in (32000, 128256, 151936) for r in (1, 32, 64, 256, 4096)] + [(4096, 4096), (16384, 4096)],
     "log_softmax": [(r, v) for v in (32000, 128256) for r in (1, 256, 4096)],
-    # elementwise ops on 2^28 float32 values (rows x cols = 1 x n)
+    # activations on n bfloat16 values, elementwise ops on 2^28 float32 ones (rows x cols = 1 x n)
+    **{op: [(1, n) for n in (1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 26)]
+       for op in ("exp", "gelu", "silu", "gelu_tanh")},
     "scale": [(1, 1 << 28)],
     "add": [(1, 1 << 28)],
 }
@@ -44,6 +46,8 @@ def contenders(op, rows, cols):
         return norm._norm(op, rows, cols, "bfloat16", "cuda")
     if op in activation.GATED:
         return activation._gated(op, rows, cols, "bfloat16", "cuda")
+    if op in activation.UNARY:
+        return activation._unary(op, rows * cols, "bfloat16", "cuda")
     if op == "rope":
         return rope._rope(rows, "bfloat16", "cuda")
     if op == "scale":

@@ -10,6 +10,7 @@
 #include <tvm/ffi/extra/cuda/device_guard.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "src/core/args.h"
 
@@ -72,22 +73,45 @@ __device__ __forceinline__ void AllowDependentGrids() {
 #endif
 }
 
-// kernel<<<grid, block, 0, scope.stream()>>>(args...), as a programmatic
-// dependent launch where the device has it.
+// A kernel's launch geometry: grid, block, dynamic shared memory, and
+// thread-block clusters of cluster_blocks blocks along x (sm_90+; 1: none).
+struct LaunchShape {
+  dim3 grid;
+  dim3 block;
+  size_t shared_bytes = 0;
+  unsigned cluster_blocks = 1;
+};
+
+// kernel<<<shape...>>>(args...) on the caller's stream, as a programmatic
+// dependent launch where the device has it (every kernel so launched calls
+// WaitForPriorGrids before touching global memory).
+template <class... Params, class... Args>
+void LaunchDependent(const DeviceScope& scope, void (*kernel)(Params...), const LaunchShape& shape,
+                     Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = shape.grid;
+  config.blockDim = shape.block;
+  config.dynamicSmemBytes = shape.shared_bytes;
+  config.stream = scope.stream();
+  cudaLaunchAttribute attributes[2];
+  unsigned count = 0;
+  if (scope.HasDependentLaunch()) {
+    attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[count++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (shape.cluster_blocks > 1) {
+    attributes[count].id = cudaLaunchAttributeClusterDimension;
+    attributes[count++].val.clusterDim = {shape.cluster_blocks, 1, 1};
+  }
+  config.attrs = attributes;
+  config.numAttrs = count;
+  HETKERN_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+}
+
 template <class... Params, class... Args>
 void LaunchDependent(const DeviceScope& scope, void (*kernel)(Params...), dim3 grid, dim3 block,
                      Args&&... args) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = 0;
-  config.stream = scope.stream();
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute[0].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attribute;
-  config.numAttrs = scope.HasDependentLaunch() ? 1 : 0;
-  HETKERN_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+  LaunchDependent(scope, kernel, LaunchShape{grid, block}, std::forward<Args>(args)...);
 }
 
 // Launch-time errors (bad configuration) surface here; asynchronous faults

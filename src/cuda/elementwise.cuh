@@ -1,6 +1,9 @@
 // Streaming elementwise kernels: 16-byte vector loads and stores on the
 // aligned middle of the arrays, scalar accesses on the unaligned head and the
-// tail, one grid-stride loop for any size.
+// tail, one grid-stride loop for any size. Launched as programmatic dependent
+// launches (common.cuh): under a CUDA graph a call's blocks start while the
+// previous kernel drains (H100, bfloat16 exp of 1K values, graph replay:
+// 1.35 -> 0.93 us a call).
 #pragma once
 
 #include <algorithm>
@@ -65,6 +68,8 @@ int64_t CommonHead(const P* p, const Q* q) {
 template <class TIn, class TOut, int kLanes, class Op>
 __global__ void __launch_bounds__(kStreamingThreads, StreamingBlocksPerSm<Op>())
     MapUnaryKernel(const TIn* x, TOut* out, int64_t n, int64_t head, Op op) {
+  WaitForPriorGrids();
+  AllowDependentGrids();
   const auto f = [&](TIn v) { return CudaTypes<TOut>::Store(op(CudaTypes<TIn>::Load(v))); };
   const int64_t thread = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int64_t threads = int64_t{gridDim.x} * blockDim.x;
@@ -93,13 +98,11 @@ void LaunchMapUnary(DLDevice device, const TIn* x, TOut* out, int64_t n, const O
   if (head >= 0) {
     const int64_t clamped = std::min(head, n);
     const int64_t work = clamped + (n - clamped) / kLanes;
-    MapUnaryKernel<TIn, TOut, kLanes>
-        <<<OneItemPerThreadBlocks(work), kStreamingThreads, 0, scope.stream()>>>(
-            x, out, n, clamped, op);
+    LaunchDependent(scope, MapUnaryKernel<TIn, TOut, kLanes, Op>, OneItemPerThreadBlocks(work),
+                    kStreamingThreads, x, out, n, clamped, op);
   } else {
-    MapUnaryKernel<TIn, TOut, 1>
-        <<<OneItemPerThreadBlocks(n), kStreamingThreads, 0, scope.stream()>>>(
-            x, out, n, 0, op);
+    LaunchDependent(scope, MapUnaryKernel<TIn, TOut, 1, Op>, OneItemPerThreadBlocks(n),
+                    kStreamingThreads, x, out, n, int64_t{0}, op);
   }
   CheckLaunch();
 }
@@ -123,6 +126,8 @@ void MapUnary(const UnaryArgs& args, MakeOp&& make_op) {
 template <class T, int kLanes, bool kPackedY, class Op>
 __global__ void MapBinaryKernel(const T* x, const T* y, int64_t period, T* out, int64_t n,
                                 int64_t head, Op op) {
+  WaitForPriorGrids();
+  AllowDependentGrids();
   using Types = CudaTypes<T>;
   const auto f = [&](T a, T b) { return Types::Store(op(Types::Load(a), Types::Load(b))); };
   const int64_t thread = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
@@ -190,9 +195,8 @@ void MapBinary(const BinaryArgs& args, MakeOp&& make_op) {
     const auto launch = [&](auto lanes, auto packed_y, int64_t head) {
       constexpr int kL = decltype(lanes)::value;
       const int64_t work = head + (n - head) / kL;
-      MapBinaryKernel<T, kL, decltype(packed_y)::value>
-          <<<OneItemPerThreadBlocks(work), kStreamingThreads, 0,
-             scope.stream()>>>(x, y, period, out, n, head, op);
+      LaunchDependent(scope, MapBinaryKernel<T, kL, decltype(packed_y)::value, decltype(op)>,
+                      OneItemPerThreadBlocks(work), kStreamingThreads, x, y, period, out, n, head, op);
     };
     using Vector = std::integral_constant<int, kLanes>;
     using Scalar = std::integral_constant<int, 1>;

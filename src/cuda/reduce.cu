@@ -166,6 +166,8 @@ template <class T, class A, class Op, int kGroup, int kVec>
 __global__ void __launch_bounds__(kThreads)
     ReduceSegmentsKernel(const T* x, const T* y, T* out, A* partials, int64_t rows, int64_t cols,
                          int64_t chunks) {
+  WaitForPriorGrids();
+  AllowDependentGrids();
   __shared__ A shared[kThreads / kWarp];
   constexpr int kGroupsPerBlock = kThreads / kGroup;
   const int lane = threadIdx.x % kGroup;
@@ -200,6 +202,8 @@ __global__ void __launch_bounds__(kThreads)
 template <class T, class A, class Op>
 __global__ void __launch_bounds__(kThreads)
     CombinePartialsKernel(const A* partials, T* out, int64_t rows, int64_t chunks) {
+  WaitForPriorGrids();
+  AllowDependentGrids();
   __shared__ A shared[kThreads / kWarp];
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     A acc = Op::Identity();
@@ -217,9 +221,10 @@ __global__ void __launch_bounds__(kThreads)
 template <class T, class A, class Op, int kGroup, int kVec>
 void LaunchSegments(const ReduceArgs& args, const DeviceScope& scope, int64_t chunks) {
   const int blocks = scope.StreamingBlocks(args.rows * chunks * kGroup, kThreads);
-  ReduceSegmentsKernel<T, A, Op, kGroup, kVec><<<blocks, kThreads, 0, scope.stream()>>>(
-      static_cast<const T*>(args.x), static_cast<const T*>(args.y), static_cast<T*>(args.out),
-      reinterpret_cast<A*>(args.scratch), args.rows, args.cols, chunks);
+  LaunchDependent(scope, ReduceSegmentsKernel<T, A, Op, kGroup, kVec>, blocks, kThreads,
+                  static_cast<const T*>(args.x), static_cast<const T*>(args.y),
+                  static_cast<T*>(args.out), reinterpret_cast<A*>(args.scratch), args.rows,
+                  args.cols, chunks);
   CheckLaunch();
 }
 
@@ -247,10 +252,10 @@ void LaunchReduce(const ReduceArgs& args, const DeviceScope& scope) {
     LaunchSegments<T, A, Op, kThreads>(args, scope, chunks);
   }
   if (chunks > 1) {
-    CombinePartialsKernel<T, A, Op>
-        <<<scope.StreamingBlocks(args.rows * kThreads, kThreads), kThreads, 0, scope.stream()>>>(
-            reinterpret_cast<const A*>(args.scratch), static_cast<T*>(args.out), args.rows,
-            chunks);
+    LaunchDependent(scope, CombinePartialsKernel<T, A, Op>,
+                    scope.StreamingBlocks(args.rows * kThreads, kThreads), kThreads,
+                    reinterpret_cast<const A*>(args.scratch), static_cast<T*>(args.out), args.rows,
+                    chunks);
     CheckLaunch();
   }
 }

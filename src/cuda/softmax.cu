@@ -277,6 +277,8 @@ template <class T, int kVec, int kGroup, int kPacks, bool kLog>
 __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<kGroup>)
     RegisterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
                        int64_t out_stride) {
+  WaitForPriorGrids();
+  AllowDependentGrids();
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kVec>;
@@ -399,13 +401,9 @@ void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t ro
     constexpr int kBlock = RowBlockThreads<kGroup>();
     const int64_t blocks_needed = (rows + kBlock / kGroup - 1) / (kBlock / kGroup);
     const int blocks = scope.StreamingBlocks(blocks_needed * kBlock, kBlock);
-    if (log) {
-      RegisterRowsKernel<T, kVec, kGroup, kPacks, true>
-          <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols, x_stride, out_stride);
-    } else {
-      RegisterRowsKernel<T, kVec, kGroup, kPacks, false>
-          <<<blocks, kBlock, 0, scope.stream()>>>(x, out, rows, cols, x_stride, out_stride);
-    }
+    const auto kernel = log ? RegisterRowsKernel<T, kVec, kGroup, kPacks, true>
+                            : RegisterRowsKernel<T, kVec, kGroup, kPacks, false>;
+    LaunchDependent(scope, kernel, blocks, kBlock, x, out, rows, cols, x_stride, out_stride);
   } else if constexpr (kGroup == 1 && kPacks < kPacksMid<kVec>) {
     LaunchRegisterRows<T, kVec, 1, kPacks * 2>(scope, x, out, rows, cols, x_stride, out_stride, log);
   } else if constexpr (kGroup < kMaxBlockThreads / 2) {
@@ -436,6 +434,8 @@ template <class T, int kVec, int kThreads, bool kLog>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
     SharedRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
                      int64_t out_stride, int shared_slots) {
+  WaitForPriorGrids();
+  AllowDependentGrids();
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kVec>;
@@ -587,8 +587,9 @@ void LaunchSharedRows(const DeviceScope& scope, const SharedRowShape& shape, con
       std::min<int64_t>(rows, int64_t{shape.blocks_per_sm} * scope.Multiprocessors()));
   const auto launch = [&](auto kernel) {
     HETKERN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    kernel<<<blocks, shape.threads, bytes, scope.stream()>>>(x, out, rows, cols, x_stride,
-                                                             out_stride, shape.slots);
+    LaunchDependent(scope, kernel,
+                    LaunchShape{dim3(blocks), dim3(shape.threads), static_cast<size_t>(bytes)}, x,
+                    out, rows, cols, x_stride, out_stride, shape.slots);
   };
   const auto with_threads = [&](auto threads) {
     constexpr int kThreads = decltype(threads)::value;
@@ -702,6 +703,8 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();  // clusters are sm_90+; the launcher never picks this kernel below
 #else
+  WaitForPriorGrids();
+  AllowDependentGrids();
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kVec>;
@@ -833,26 +836,14 @@ inline ClusterShape PickFewRowsClusterShape(int64_t rows, int64_t packs, int64_t
 template <class T, int kVec>
 void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, const T* x, T* out,
                        int64_t rows, int64_t cols, int64_t x_stride, int64_t out_stride, bool log) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(rows * shape.blocks));  // one cluster per row
-  config.blockDim = dim3(static_cast<unsigned>(shape.threads));
-  config.stream = scope.stream();
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = static_cast<unsigned>(shape.blocks);
-  attribute[0].val.clusterDim.y = 1;
-  attribute[0].val.clusterDim.z = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
+  const LaunchShape launch_shape{dim3(static_cast<unsigned>(rows * shape.blocks)),  // a cluster a row
+                                 dim3(static_cast<unsigned>(shape.threads)), 0,
+                                 static_cast<unsigned>(shape.blocks)};
   const auto launch = [&](auto threads_tag, auto packs_tag) {
     constexpr int kThreads = decltype(threads_tag)::value, kPacks = decltype(packs_tag)::value;
-    if (log) {
-      HETKERN_CUDA_CHECK(cudaLaunchKernelEx(&config, ClusterRowsKernel<T, kVec, kThreads, kPacks, true>,
-                                            x, out, rows, cols, x_stride, out_stride));
-    } else {
-      HETKERN_CUDA_CHECK(cudaLaunchKernelEx(&config, ClusterRowsKernel<T, kVec, kThreads, kPacks, false>,
-                                            x, out, rows, cols, x_stride, out_stride));
-    }
+    const auto kernel = log ? ClusterRowsKernel<T, kVec, kThreads, kPacks, true>
+                            : ClusterRowsKernel<T, kVec, kThreads, kPacks, false>;
+    LaunchDependent(scope, kernel, launch_shape, x, out, rows, cols, x_stride, out_stride);
   };
   using std::integral_constant;
   if (shape.threads == 512) return launch(integral_constant<int, 512>{}, integral_constant<int, 8>{});
@@ -892,6 +883,8 @@ template <class T, int kVec, bool kClustered>
 __global__ void __launch_bounds__(kMaxBlockThreads)
     BlockRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
                     int64_t out_stride, bool log) {
+  WaitForPriorGrids();
+  AllowDependentGrids();
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kVec>;
@@ -965,23 +958,14 @@ void LaunchBlockRows(const DeviceScope& scope, int threads, const T* x, T* out, 
   const int cluster = OnlineRowBlocks(scope, rows);
   if (cluster == 1) {
     const int blocks = scope.StreamingBlocks(rows, 1);  // one row per block, SM-bounded
-    BlockRowsKernel<T, kVec, false><<<blocks, threads, 0, scope.stream()>>>(x, out, rows, cols, x_stride,
-                                                                       out_stride, log);
+    LaunchDependent(scope, BlockRowsKernel<T, kVec, false>, blocks, threads, x, out, rows, cols,
+                    x_stride, out_stride, log);
     return;
   }
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(rows * cluster));  // one cluster per row
-  config.blockDim = dim3(static_cast<unsigned>(threads));
-  config.stream = scope.stream();
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attribute[0].val.clusterDim.y = 1;
-  attribute[0].val.clusterDim.z = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  HETKERN_CUDA_CHECK(cudaLaunchKernelEx(&config, BlockRowsKernel<T, kVec, true>, x, out, rows, cols,
-                                        x_stride, out_stride, log));
+  LaunchDependent(scope, BlockRowsKernel<T, kVec, true>,
+                  LaunchShape{dim3(static_cast<unsigned>(rows * cluster)),  // one cluster per row
+                              dim3(static_cast<unsigned>(threads)), 0, static_cast<unsigned>(cluster)},
+                  x, out, rows, cols, x_stride, out_stride, log);
 }
 
 int BlockThreads(int64_t packs) {
