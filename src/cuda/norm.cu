@@ -549,16 +549,25 @@ using Int = std::integral_constant<int, N>;
 // thread: in one H100 run of three builds (benchmarks/results/h100-2026-11-23-lnshape/) 2 packs
 // against 4 took 1.92-2.20 us against 2.08-2.25 at x 2048, the same or less
 // at x 4096 and x 8192, and 26.9 against 27.2 us at 4096x4096; 1 pack was
-// fastest at x 2048 (1.89-2.15) but took 40.1 us at 4096x4096.
+// fastest at x 2048 (1.89-2.15) but took 40.1 us at 4096x4096. Its rows
+// of up to 1024 16-bit values run on one warp, 4 packs a thread, without a
+// barrier (H100, bfloat16, graph replay: 2048x1024 4.38 -> 3.47 us, Liger
+// 3.70; 16384x1024 24.5 -> 24.7, Liger 25.6); decode rows pay for the longer
+// thread chain (1x1024 1.95, Liger 1.62), which is why the RMS norms, decoder
+// models' norms, keep 2+ warps there (on one warp: rmsnorm 1x1024 1.50 ->
+// 1.68, fused_add_rmsnorm 1.59 -> 2.02; benchmarks/results/h100-2026-11-25-lnshape2).
 struct RowShape {
   int packs_per_thread;
   int max_threads;
   int64_t two_packs_from = INT64_MAX;  // rows of this many packs or more take 2 a thread
+  // Rows of at most kMaxCache * 32 packs (1024 16-bit values, 512 float32)
+  // on one warp: its reductions are shuffles alone, no barrier.
+  bool one_warp_short_rows = false;
 };
 // 2 packs a thread from the row that would fill a kMaxCachedRowThreads
 // block at one pack (512 packs: 4096 16-bit values).
 constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads, kMaxCachedRowThreads};
-constexpr RowShape kLayerNormShape{2, kMaxCachedRowThreads};
+constexpr RowShape kLayerNormShape{2, kMaxCachedRowThreads, INT64_MAX, true};
 
 constexpr int64_t WarpsOf(int64_t threads) { return (threads + 31) / 32 * 32; }
 constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -595,6 +604,7 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, const RowShape& 
   const int per_thread = packs >= shape.two_packs_from ? std::max(2, shape.packs_per_thread)
                                                        : shape.packs_per_thread;
   int64_t threads = std::clamp<int64_t>(WarpsOf(CeilDiv(packs, per_thread)), 32, shape.max_threads);
+  if (shape.one_warp_short_rows && packs <= kMaxCache * 32) threads = 32;
   if (!aligned || packs > kMaxCache * threads) threads = streaming_threads;
   int cache = 1;
   while (cache < kMaxCache && packs > cache * threads) cache *= 2;
