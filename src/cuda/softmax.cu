@@ -400,7 +400,15 @@ void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t ro
   if (packs <= int64_t{kGroup} * kPacks) {
     constexpr int kBlock = RowBlockThreads<kGroup>();
     const int64_t blocks_needed = (rows + kBlock / kGroup - 1) / (kBlock / kGroup);
-    const int blocks = scope.StreamingBlocks(blocks_needed * kBlock, kBlock);
+    // Rows of up to 256 threads: a block a row tile, the hardware starting
+    // one as another ends, which keeps more bytes in flight than a grid of
+    // 16 blocks an SM looping over tiles (H100, bfloat16, graph replay:
+    // 16384x4096 94.8 -> 90.5 us, 65536x4096 383 -> 355, Liger 91.2 and
+    // 357); 512-thread rows (at most 2 an SM) kept the loop, which was
+    // faster there (8192x8192 101.0 against 102.6;
+    // benchmarks/results/h100-2026-11-25-smtiles).
+    const int blocks = kGroup <= 256 ? static_cast<int>(std::min<int64_t>(blocks_needed, INT32_MAX))
+                                     : scope.StreamingBlocks(blocks_needed * kBlock, kBlock);
     const auto kernel = log ? RegisterRowsKernel<T, kVec, kGroup, kPacks, true>
                             : RegisterRowsKernel<T, kVec, kGroup, kPacks, false>;
     LaunchDependent(scope, kernel, blocks, kBlock, x, out, rows, cols, x_stride, out_stride);
