@@ -225,11 +225,13 @@ constexpr int RowBlockThreads() {
   return kGroup > kMinBlockThreads ? kGroup : kMinBlockThreads;
 }
 
-// Blocks of 512 threads are held to 64 registers per thread, so that two
-// rows are in flight per SM (the compiler would otherwise keep a long row's
-// converted values: 123 registers for 4 bfloat16 packs of softmax).
+// Blocks of 256 and 512 threads are held to 64 registers per thread, so
+// that four or two rows are in flight per SM (the compiler would otherwise
+// keep a long row's converted values: 123 registers for 4 bfloat16 packs of
+// softmax).
 template <int kGroup>
-constexpr int kMinRowBlocksPerSM = RowBlockThreads<kGroup>() == 512 ? 2 : 1;
+constexpr int kMinRowBlocksPerSM =
+    RowBlockThreads<kGroup>() >= 256 ? 1024 / RowBlockThreads<kGroup>() : 1;
 
 // op over the kGroup threads of a row (consecutive threads of the block),
 // for each of the N values of v at once (one set of barriers): an xor
@@ -379,17 +381,28 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
 
 // Packs per thread: up to 16 values (kPacksMid) while a row needs at most
 // a block, twice that for the longest rows (kPacksMax; not for float64, whose
-// 16 doubles would spill); beyond, rows stream.
+// 16 doubles would spill); beyond, rows stream. 16-bit rows take kPacksMax
+// from 256 threads on (kMidPacksUpTo).
 template <int kVec>
 constexpr int kPacksMid = kVec >= 8 ? 2 : 4;
 template <int kVec>
 constexpr int kPacksMax = kVec == 2 ? kPacksMid<kVec> : 2 * kPacksMid<kVec>;
 template <int kVec>
 constexpr int64_t kRegisterRowMaxPacks = int64_t{kMaxBlockThreads} * kPacksMax<kVec>;
+// The widest row group on kPacksMid packs: 256 threads for 16-bit rows, whose
+// rows of 4097-8192 values then run on 256 threads of 4 packs, four rows in
+// flight per SM, instead of 512 of 2, two (H100, bfloat16, graph replay:
+// softmax 8192x5120 78.8 -> 58.4 us, 8192x8192 101.2 -> 92.0, 1024x8192
+// 10.6 -> 8.4, 1x8192 1.98 -> 1.88; Liger 60.4, 91.5, 7.9, 2.38;
+// benchmarks/results/h100-2026-11-25-smrows). float32 keeps 512 (its
+// log_softmax 32x8192 took 3.72 us on 256 threads of 8 packs, 3.31 on 512).
+template <int kVec>
+constexpr int kMidPacksUpTo = kVec >= 8 ? 256 : 512;
 
 // The first (kGroup, kPacks) of (1, 1), (1, 2), .. (1, kPacksMid), then
-// (2, kPacksMid), (4, kPacksMid), .. (512, kPacksMid), (512, kPacksMax),
-// (1024, kPacksMax) that holds rows of `packs` packs: few threads per row,
+// (2, kPacksMid), (4, kPacksMid), .. (kMidPacksUpTo, kPacksMid),
+// (kMidPacksUpTo, kPacksMax), .. (1024, kPacksMax) that holds rows of
+// `packs` packs: few threads per row,
 // several loads in flight per thread, and 1024-thread rows (whose registers
 // fill an SM: one row in flight per SM) only for rows that need them. Rows
 // longer than kRegisterRowMaxPacks are not launched.
@@ -405,7 +418,7 @@ void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t ro
     // 16 blocks an SM looping over tiles (H100, bfloat16, graph replay:
     // 16384x4096 94.8 -> 90.5 us, 65536x4096 383 -> 355, Liger 91.2 and
     // 357); 512-thread rows (at most 2 an SM) kept the loop, which was
-    // faster there (8192x8192 101.0 against 102.6;
+    // faster there (8192x8192 on 512 threads: 101.0 against 102.6;
     // benchmarks/results/h100-2026-11-25-smtiles).
     const int blocks = kGroup <= 256 ? static_cast<int>(std::min<int64_t>(blocks_needed, INT32_MAX))
                                      : scope.StreamingBlocks(blocks_needed * kBlock, kBlock);
@@ -414,7 +427,7 @@ void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t ro
     LaunchDependent(scope, kernel, blocks, kBlock, x, out, rows, cols, x_stride, out_stride);
   } else if constexpr (kGroup == 1 && kPacks < kPacksMid<kVec>) {
     LaunchRegisterRows<T, kVec, 1, kPacks * 2>(scope, x, out, rows, cols, x_stride, out_stride, log);
-  } else if constexpr (kGroup < kMaxBlockThreads / 2) {
+  } else if constexpr (kGroup < kMidPacksUpTo<kVec>) {
     LaunchRegisterRows<T, kVec, kGroup * 2, kPacksMid<kVec>>(scope, x, out, rows, cols, x_stride, out_stride, log);
   } else if constexpr (kPacks < kPacksMax<kVec>) {
     LaunchRegisterRows<T, kVec, kGroup, kPacksMax<kVec>>(scope, x, out, rows, cols, x_stride, out_stride, log);
