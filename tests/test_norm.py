@@ -596,10 +596,11 @@ def test_cuda_llm_shapes(dtype, op):
 
 @requires_cuda
 @pytest.mark.parametrize("op", list(MATRIX))
-@pytest.mark.parametrize("hidden", [2048, 4096, 8192, 5120])
+@pytest.mark.parametrize("hidden", [512, 1024, 2048, 4096, 8192, 5120])
 def test_cuda_row_bits_independent_of_row_count(op, hidden):
     """The launch shape follows H alone: a row gives the same bits alone and
-    in a batch of 4096 rows (grid-stride, many blocks per SM)."""
+    in a batch of 4096 rows (grid-stride, many blocks per SM; layernorm's
+    rows of up to 1024 values on one warp)."""
     dtype, rows = torch.bfloat16, 4096
     x = rows_tensor((rows, hidden), dtype, "cuda", seed=hidden)
     r = rows_tensor((rows, hidden), dtype, "cuda", seed=hidden + 1)
