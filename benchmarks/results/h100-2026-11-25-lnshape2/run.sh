@@ -1,6 +1,9 @@
-# layernorm row-shape experiment: apply ln-shape.patch first (git apply
-# benchmarks/results/h100-2026-11-25-lnshape2/ln-shape.patch);
-# HETKERN_LN_SHAPE exists only in that build, not in the committed tree.
+# Run 2 of the norm row-shape experiment, on the tree before layernorm's
+# one-warp rows landed, with one-warp.patch applied (git apply
+# benchmarks/results/h100-2026-11-25-lnshape2/one-warp.patch): warp_probe.py,
+# then the CUDA norm tests. Run 1 was the same script with ln-shape.patch
+# applied instead and ln_probe.py in place of warp_probe.py (and no tests).
+# HETKERN_LN_SHAPE and HETKERN_RMS_ONE_WARP exist only in those builds.
 R=$PWD
 source .gpu-carry/setup.sh
 export HETKERN_BENCH_FLASHINFER=$R/.gpu-carry/peers
