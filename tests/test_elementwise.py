@@ -342,6 +342,31 @@ def test_cast_dtype_spellings_and_numpy():
     np.testing.assert_array_equal(out, xn.astype(np.float32))
 
 
+
+def test_cast_out_is_checked_on_the_fast_path():
+    """cast's wrapper calls the library directly for NumPy/torch arrays with a
+    known dtype (docs/performance.md, call overhead): `out` of another dtype,
+    library or shape is still refused, before anything is written."""
+    xt, xn = torch.linspace(-2, 2, 33), np.linspace(-2, 2, 33, dtype=np.float32)
+    for x, out in [(xt, torch.zeros(33, dtype=torch.float32)), (xn, np.zeros(33, np.float32)),
+                   (xt, torch.zeros(33, dtype=torch.bfloat16)), (xn, np.zeros(33, np.float64))]:
+        with pytest.raises(ValueError, match="'out' has dtype"):
+            hetkern.cast(x, "float16", out=out)
+        assert not out.any()
+    for x, out in [(xt, torch.zeros(32, dtype=torch.float16)), (xn, np.zeros(34, np.float16))]:
+        with pytest.raises(ValueError, match="out"):
+            hetkern.cast(x, np.float16, out=out)
+        assert not out.any()
+    out = torch.zeros(66, dtype=torch.float16)
+    with pytest.raises(ValueError, match="contiguous"):
+        hetkern.cast(xt, torch.float16, out=out[::2])
+    assert not out.any()
+    # the result follows the input's library whatever the spelling
+    for spelling in [np.float16, np.dtype("float16"), "float16", torch.float16]:
+        assert type(hetkern.cast(xt, spelling)) is torch.Tensor
+    for spelling in [np.float16, np.dtype("float16"), "float16", torch.float16]:
+        assert type(hetkern.cast(xn, spelling)) is np.ndarray
+
 @pytest.mark.parametrize("shape", [(), (0,), (3, 0, 2), (5, 7), (2, 3, 4, 5)])
 def test_shapes(shape):
     x, y = torch.randn(shape), torch.randn(shape)

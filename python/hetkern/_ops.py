@@ -335,6 +335,16 @@ _NS: dict = {
     "_torch_empty_like": None,
 }
 _EXPORTS: dict = {}
+# Dtype objects the fast path of a dtype argument knows (names, NumPy dtypes
+# and scalar types; torch dtypes once torch is loaded) -> hetkern dtype name.
+_NP_DTYPES = {n: np.dtype(n) for n in DTYPE_NAMES if n != "bfloat16"}
+_NS["_NP_DTYPES"] = _NP_DTYPES
+_NS["_TORCH_DTYPES"] = {}
+_NS["_DTYPE_NAME_OF"] = {
+    **{n: n for n in DTYPE_NAMES},
+    **{d: n for n, d in _NP_DTYPES.items()},
+    **{d.type: n for n, d in _NP_DTYPES.items()},
+}
 
 
 def _signature(op: Op) -> str:
@@ -350,9 +360,8 @@ def _source(op: Op) -> str:
     name, lead = op.name, lead_name(op)
     values = ", ".join(a.name for a in op.args)
     slow = f"return _slow_{name}({'None' if op.in_place else 'out'}, ({values},))"
-    if any(a.kind == DTYPE for a in op.args):
-        # Dtype arguments need a translation into the caller's library first.
-        return f"def {name}({_signature(op)}):\n    {slow}\n"
+    if op.dtype_arg is not None:
+        return _dtype_source(op, slow)
     export = ", ".join("None" if n == "scratch" else n for n in op.export)
     done = f"return {', '.join(op.written)}" if op.in_place else "return out"
     guards = [f"(type({a.name}) is int or {a.name} is None)" for a in op.args if a.kind == AXIS]
@@ -397,6 +406,39 @@ def _source(op: Op) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _dtype_source(op: Op, slow: str) -> str:
+    """The fast path of an op whose result dtype is an argument (cast): a
+    known dtype object, NumPy arrays or torch tensors at both ends, `out`
+    (when given) of that dtype; the result shape is the lead's."""
+    name, lead, dtype = op.name, lead_name(op), op.dtype_arg
+    export = ", ".join(op.export)
+    return "\n".join([
+        f"def {name}({_signature(op)}):",
+        "    try:",
+        f"        _name = _DTYPE_NAME_OF[{dtype}]",
+        "    except (KeyError, TypeError):  # unknown, or unhashable: the checked path says why",
+        f"        {slow}",
+        f"    if type({lead}) is _ndarray and _name in _NP_DTYPES:",
+        "        if out is None:",
+        f"            out = _np_empty({lead}.shape, _NP_DTYPES[_name])",
+        "        elif type(out) is not _ndarray or _DTYPE_NAME_OF.get(out.dtype) != _name:",
+        f"            {slow}",
+        f"    elif type({lead}) is _Tensor:",
+        "        if out is None:",
+        f"            out = _torch_empty_like({lead}, dtype=_TORCH_DTYPES[_name])",
+        "        elif type(out) is not _Tensor or out.dtype is not _TORCH_DTYPES[_name]:",
+        f"            {slow}",
+        "    else:",
+        f"        {slow}",
+        "    try:",
+        f"        _fn_{name}({export})",
+        "        return out",
+        "    except (TypeError, BufferError):",
+        "        pass",
+        f"    {slow}",
+    ]) + "\n"
+
+
 def _shape_expression(op: Op, lead: str) -> str:
     """The result shape of a NumPy/torch `lead` as an expression: inline for
     the registry's own rules (a call less), a call of the rule otherwise."""
@@ -431,6 +473,8 @@ def use_torch(torch) -> None:
     if hasattr(torch.Tensor, "__dlpack_c_exchange_api__"):
         _NS["_Tensor"] = torch.Tensor
         _NS["_torch_empty_like"] = torch.empty_like
+        _NS["_TORCH_DTYPES"].update({n: getattr(torch, n) for n in DTYPE_NAMES})
+        _NS["_DTYPE_NAME_OF"].update({getattr(torch, n): n for n in DTYPE_NAMES})
 
 
 FUNCTIONS: dict = {op.name: make_function(op) for op in OPS}
