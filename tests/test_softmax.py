@@ -245,6 +245,31 @@ def test_numpy_in_numpy_out(cpu_target, dtype, length):
     np.testing.assert_allclose(ly, shifted - np.log(s), rtol=0, atol=eps * (16 + 2 * np.abs(shifted).max()))
 
 
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cpu_row_groups_give_each_rows_own_bits(cpu_target, dtype, op):
+    """Rows of up to 1024 elements go four at a time, pass by pass (src/cpu/softmax.cc,
+    OneSegmentRows); each row must come out as it does alone, special rows
+    (NaN, +inf, all -inf) inside a group included, in place and row-strided too."""
+    ours, _ = op
+    for cols in (1, 17, 64, 1024, 1025):
+        x = rows_of(11, cols, dtype, seed=cols)
+        x[1, cols // 2] = NAN
+        x[2, 0] = INF
+        x[5] = -INF
+        alone = torch.stack([ours(x[r:r + 1])[0] for r in range(x.shape[0])])
+        assert_bitwise_equal(ours(x), alone)
+        inplace = x.clone()
+        ours(inplace, out=inplace)
+        assert_bitwise_equal(inplace, alone)
+        wide_x = torch.zeros(x.shape[0], cols + 5, dtype=dtype)
+        wide_x[:, :cols] = x
+        wide_out = torch.zeros(x.shape[0], cols + 3, dtype=dtype)
+        ours(wide_x[:, :cols], out=wide_out[:, :cols])
+        assert_bitwise_equal(wide_out[:, :cols], alone)
+        assert not wide_out[:, cols:].any()
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3, 5])
 def test_results_do_not_depend_on_threads(threads):
     """Single long rows take the split-by-segment path when threads > 1 and

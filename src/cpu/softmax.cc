@@ -38,20 +38,20 @@ HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
   VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
 }
 
-// Partial of one segment x[0, n), n <= kSoftmaxSegment: a max pass, then a
-// pass summing exp(x - max), both over full vectors; the last partial vector
-// is loaded padded with -inf (LoadNOrAs), which changes neither max nor sum.
-// When `exps` is not null, exp(x - max) is also stored there (n elements):
-// for a row of one segment, the write pass then only scales.
+// The first pass over one segment x[0, n), n <= kSoftmaxSegment: its max,
+// and whether it held NaN. The last partial vector is loaded padded with
+// -inf (LoadNOrAs), which changes neither max nor sum.
+template <class C>
+struct SegmentMax {
+  C max;
+  bool nan;
+};
+
 template <class T, class C>
-HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
-  static_assert(hwy::IsSame<C, ComputeType<T>>(), "exps are in the compute type");
+HWY_INLINE SegmentMax<C> SegmentMaxPass(const T* x, size_t n) {
   const hn::ScalableTag<C> d;
   const size_t lanes = hn::Lanes(d);
   const size_t full = n / lanes * lanes, rest = n - full;
-  const auto tail =
-      rest ? LoadNOrAs(hn::Set(d, -std::numeric_limits<C>::infinity()), d, x + full, rest) : hn::Zero(d);
-
   // Max is exact, so four accumulators change no result; they only break
   // the dependency chain. NaN lanes are tracked apart: Max's handling of NaN
   // differs between targets.
@@ -72,9 +72,23 @@ HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
     visit_max(max3, LoadAs(d, x + i + 3 * lanes));
   }
   for (; i < full; i += lanes) visit_max(max0, LoadAs(d, x + i));
-  if (rest) visit_max(max1, tail);
+  if (rest) {
+    visit_max(max1, LoadNOrAs(hn::Set(d, -std::numeric_limits<C>::infinity()), d, x + full, rest));
+  }
   const auto max = hn::MaxOfLanes(d, hn::Max(hn::Max(max0, max1), hn::Max(max2, max3)));
+  return {hn::GetLane(max), !hn::AllFalse(d, hn::MaskFromVec(nan))};
+}
 
+// The second pass: the partial of x[0, n) given its max m. When `exps` is
+// not null, exp(x - max) is also stored there (n elements): for a row of one
+// segment, the write pass then only scales.
+template <class T, class C>
+HWY_INLINE SoftmaxPartial SegmentExpSumPass(const T* x, size_t n, const SegmentMax<C>& m, C* exps) {
+  static_assert(hwy::IsSame<C, ComputeType<T>>(), "exps are in the compute type");
+  const hn::ScalableTag<C> d;
+  const size_t lanes = hn::Lanes(d);
+  const size_t full = n / lanes * lanes, rest = n - full;
+  const auto max = hn::Set(d, m.max);
   // exp(x - max) <= 1. Highway's Exp gives 0 for -inf and for NaN, so -inf
   // entries, and lanes when the max is -inf or +inf, add nothing; such rows
   // and NaN are settled by FinishRow. Entries equal to the max are counted
@@ -104,7 +118,7 @@ HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
     into.rest = hn::Add(into.rest, from.rest);
   };
   Sums sum{zero, zero};
-  i = 0;
+  size_t i = 0;
   while (i + 4 * lanes <= full) {
     const size_t block_end = HWY_MIN(full - full % (4 * lanes), i + kSumBlock * lanes);
     Sums sum0{zero, zero}, sum1 = sum0, sum2 = sum0, sum3 = sum0;
@@ -120,13 +134,23 @@ HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
     fold(sum, sum0);
   }
   for (; i < full; i += lanes) add(sum, LoadAs(d, x + i), exps_at(i), FullVector{});
-  if (rest) add(sum, tail, exps_at(full), PartialVector{rest});
+  if (rest) {
+    const auto tail = LoadNOrAs(hn::Set(d, -std::numeric_limits<C>::infinity()), d, x + full, rest);
+    add(sum, tail, exps_at(full), PartialVector{rest});
+  }
   SoftmaxPartial p;
-  p.max = static_cast<double>(hn::GetLane(max));
+  p.max = static_cast<double>(m.max);
   p.ones = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum.ones)));
   p.rest = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum.rest)));
-  p.nan = !hn::AllFalse(d, hn::MaskFromVec(nan));
+  p.nan = m.nan;
   return p;
+}
+
+// Partial of one segment x[0, n), n <= kSoftmaxSegment: a max pass, then a
+// pass summing exp(x - max), both over full vectors; exps as above.
+template <class T, class C>
+HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
+  return SegmentExpSumPass<T, C>(x, n, SegmentMaxPass<T, C>(x, n), exps);
 }
 
 // Partial of a whole row: its segments folded left to right.
@@ -178,6 +202,37 @@ HWY_INLINE void WriteRun(const T* x, T* out, size_t n, const SoftmaxRowScale& s,
   }
 }
 
+// kGroup rows of one segment each (cols <= kSoftmaxSegment), pass by pass:
+// both passes of every row, then every row's scale, then the writes. Each
+// row's arithmetic is that of a row alone; interleaving only lets the
+// out-of-order core overlap the rows' dependency chains (horizontal max and
+// sums, exp, the scalar scale), which dominate short rows. Row g's exps go
+// to exps + g * exps_stride (compute type); exps is null for log_softmax,
+// whose write pass computes from x.
+template <size_t kGroup, class T, class C>
+HWY_INLINE void OneSegmentRows(const T* x, T* out, size_t cols, size_t x_stride, size_t out_stride,
+                               C* exps, size_t exps_stride, bool log) {
+  SegmentMax<C> m[kGroup];
+  for (size_t g = 0; g < kGroup; ++g) m[g] = SegmentMaxPass<T, C>(x + g * x_stride, cols);
+  SoftmaxPartial p[kGroup];
+  for (size_t g = 0; g < kGroup; ++g) {
+    p[g] = SegmentExpSumPass<T, C>(x + g * x_stride, cols, m[g], exps ? exps + g * exps_stride : nullptr);
+  }
+  SoftmaxRowScale s[kGroup];
+  for (size_t g = 0; g < kGroup; ++g) s[g] = FinishRow(p[g], log);
+  for (size_t g = 0; g < kGroup; ++g) {
+    if (exps != nullptr) {
+      ScaleExps(exps + g * exps_stride, out + g * out_stride, cols, static_cast<C>(SegmentFactor(p[g].max, s[g])));
+    } else {
+      WriteRun(x + g * x_stride, out + g * out_stride, cols, s[g], log);
+    }
+  }
+}
+
+// Rows this short go kSoftmaxRowGroup at a time through OneSegmentRows.
+constexpr size_t kSoftmaxRowGroup = 4;
+constexpr size_t kSoftmaxGroupedCols = kSoftmaxSegment / kSoftmaxRowGroup;
+
 // Whole rows, one after another. Where exps are kept (in out, or for a
 // 16-bit row in a float32 buffer) each is computed once: exp(x - segment
 // max), rescaled by SegmentFactor when writing; for a one-segment row that
@@ -189,18 +244,41 @@ void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_
     using T = typename decltype(tag)::type;
     using C = ComputeType<T>;
     constexpr bool kSameType = hwy::IsSame<T, C>();
-    HWY_ALIGN C buffer[kSameType ? 1 : kSoftmaxSegment];
+    const auto* xs = static_cast<const T*>(x);
+    auto* outs = static_cast<T*>(out);
+    if (cols <= kSoftmaxSegment) {
+      // Exps go to out (out == x is fine: each vector of x is read before
+      // it is written), or for 16-bit rows to a buffer; log_softmax writes
+      // from x.
+      HWY_ALIGN C buffer[kSameType ? 1 : kSoftmaxSegment];
+      const size_t exps_stride = kSameType ? out_stride : cols;
+      const auto exps_for = [&](size_t r) -> C* {
+        if (log) return nullptr;
+        if constexpr (kSameType) return outs + r * out_stride;
+        return buffer;
+      };
+      size_t r = 0;
+      if (cols <= kSoftmaxGroupedCols) {
+        for (; r + kSoftmaxRowGroup <= rows; r += kSoftmaxRowGroup) {
+          OneSegmentRows<kSoftmaxRowGroup>(xs + r * x_stride, outs + r * out_stride, cols, x_stride,
+                                           out_stride, exps_for(r), exps_stride, log);
+        }
+      }
+      for (; r < rows; ++r) {
+        OneSegmentRows<1>(xs + r * x_stride, outs + r * out_stride, cols, x_stride, out_stride,
+                          exps_for(r), exps_stride, log);
+      }
+      return;
+    }
     std::vector<C> row_buffer;  // 16-bit rows of several segments
     double segment_max[kSameType ? kSoftmaxMaxCachedSegments : kSoftmaxMaxBufferedSegments];
     for (size_t r = 0; r < rows; ++r) {
-      const T* xr = static_cast<const T*>(x) + r * x_stride;
-      T* outr = static_cast<T*>(out) + r * out_stride;
+      const T* xr = xs + r * x_stride;
+      T* outr = outs + r * out_stride;
       C* exps = nullptr;
       if constexpr (kSameType) {
         // out == x is fine: each segment of x is read before it is written.
         if (SoftmaxCachesExpsInOut(true, log, cols)) exps = outr;
-      } else if (!log && cols <= kSoftmaxSegment) {
-        exps = buffer;
       } else if (!log && cols <= kSoftmaxMaxBufferedSegments * kSoftmaxSegment) {
         row_buffer.resize(cols);
         exps = row_buffer.data();
