@@ -38,6 +38,21 @@ HWY_INLINE hn::Vec<D> RoundThrough(D d, hn::Vec<D> v) {
   }
 }
 
+// Stores v rounded to storage type T at p and returns the stored value in
+// the compute type: StoreAs and RoundThrough in one, converting once (the
+// same bits as RoundThrough<T>(d, v), which a store would convert again).
+template <class T, class D>
+HWY_INLINE hn::Vec<D> StoreRounded(D d, hn::Vec<D> v, T* HWY_RESTRICT p) {
+  if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
+    hn::StoreU(v, d, p);
+    return v;
+  } else {
+    const auto bits = ComputeToHalfBits<T>(d, v);
+    hn::StoreU(bits, hn::Rebind<uint16_t, D>(), HalfBits(p));
+    return HalfBitsToCompute<T>(d, bits);
+  }
+}
+
 // Folds acc = step(d, i, acc) over [0, n) and returns the sum of the lanes.
 // `step` handles elements [i, i + Lanes(d)); it is called with a full-width
 // tag and, for the tail, with a 1-lane tag. Summation order (fixed for a

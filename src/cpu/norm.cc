@@ -102,8 +102,7 @@ HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const W* w, size_t n, doub
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
     PrefetchAhead(x + i);
     PrefetchAhead<1>(residual + i);
-    const auto sum = RoundThrough<T>(d, hn::Add(LoadAs(d, x + i), LoadAs(d, residual + i)));
-    StoreAs(sum, d, residual + i);
+    const auto sum = StoreRounded(d, hn::Add(LoadAs(d, x + i), LoadAs(d, residual + i)), residual + i);
     return hn::MulAdd(sum, sum, acc);
   });
   StoreRmsNormed<kGemma>(residual, w, StoreRow<T>{x}, n, InverseRms(sum_sq, n, eps));
