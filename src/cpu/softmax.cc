@@ -229,9 +229,12 @@ HWY_INLINE void OneSegmentRows(const T* x, T* out, size_t cols, size_t x_stride,
   }
 }
 
-// Rows this short go kSoftmaxRowGroup at a time through OneSegmentRows.
+// 16-bit rows this short go kSoftmaxRowGroup at a time through
+// OneSegmentRows. Measured (docs/performance.md, "Short softmax rows"):
+// 16-bit rows of 64-256 gain 1.1-1.4x, wider ones lose; float32/float64
+// rows gain or lose by width and op, so they keep one row at a time.
 constexpr size_t kSoftmaxRowGroup = 4;
-constexpr size_t kSoftmaxGroupedCols = kSoftmaxSegment / kSoftmaxRowGroup;
+constexpr size_t kSoftmaxGroupedCols = 256;
 
 // Whole rows, one after another. Where exps are kept (in out, or for a
 // 16-bit row in a float32 buffer) each is computed once: exp(x - segment
@@ -246,39 +249,35 @@ void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_
     constexpr bool kSameType = hwy::IsSame<T, C>();
     const auto* xs = static_cast<const T*>(x);
     auto* outs = static_cast<T*>(out);
-    if (cols <= kSoftmaxSegment) {
+    HWY_ALIGN C buffer[kSameType ? 1 : kSoftmaxSegment];  // exps of 16-bit one-segment rows
+    size_t r = 0;
+    if (!kSameType && cols <= kSoftmaxGroupedCols) {
       // Exps go to out (out == x is fine: each vector of x is read before
-      // it is written), or for 16-bit rows to a buffer; log_softmax writes
-      // from x.
-      HWY_ALIGN C buffer[kSameType ? 1 : kSoftmaxSegment];
+      // it is written), for 16-bit rows to the buffer; log_softmax writes
+      // from x. The rows left over take the loop below.
       const size_t exps_stride = kSameType ? out_stride : cols;
-      const auto exps_for = [&](size_t r) -> C* {
-        if (log) return nullptr;
-        if constexpr (kSameType) return outs + r * out_stride;
-        return buffer;
-      };
-      size_t r = 0;
-      if (cols <= kSoftmaxGroupedCols) {
-        for (; r + kSoftmaxRowGroup <= rows; r += kSoftmaxRowGroup) {
-          OneSegmentRows<kSoftmaxRowGroup>(xs + r * x_stride, outs + r * out_stride, cols, x_stride,
-                                           out_stride, exps_for(r), exps_stride, log);
+      for (; r + kSoftmaxRowGroup <= rows; r += kSoftmaxRowGroup) {
+        C* exps = nullptr;
+        if constexpr (kSameType) {
+          if (!log) exps = outs + r * out_stride;
+        } else {
+          if (!log) exps = buffer;
         }
+        OneSegmentRows<kSoftmaxRowGroup>(xs + r * x_stride, outs + r * out_stride, cols, x_stride,
+                                         out_stride, exps, exps_stride, log);
       }
-      for (; r < rows; ++r) {
-        OneSegmentRows<1>(xs + r * x_stride, outs + r * out_stride, cols, x_stride, out_stride,
-                          exps_for(r), exps_stride, log);
-      }
-      return;
     }
     std::vector<C> row_buffer;  // 16-bit rows of several segments
     double segment_max[kSameType ? kSoftmaxMaxCachedSegments : kSoftmaxMaxBufferedSegments];
-    for (size_t r = 0; r < rows; ++r) {
+    for (; r < rows; ++r) {
       const T* xr = xs + r * x_stride;
       T* outr = outs + r * out_stride;
       C* exps = nullptr;
       if constexpr (kSameType) {
         // out == x is fine: each segment of x is read before it is written.
         if (SoftmaxCachesExpsInOut(true, log, cols)) exps = outr;
+      } else if (!log && cols <= kSoftmaxSegment) {
+        exps = buffer;
       } else if (!log && cols <= kSoftmaxMaxBufferedSegments * kSoftmaxSegment) {
         row_buffer.resize(cols);
         exps = row_buffer.data();
