@@ -216,13 +216,15 @@ HWY_INLINE void OneSegmentRows(const T* x, T* out, size_t cols, size_t x_stride,
   for (size_t g = 0; g < kGroup; ++g) m[g] = SegmentMaxPass<T, C>(x + g * x_stride, cols);
   SoftmaxPartial p[kGroup];
   for (size_t g = 0; g < kGroup; ++g) {
-    p[g] = SegmentExpSumPass<T, C>(x + g * x_stride, cols, m[g], exps ? exps + g * exps_stride : nullptr);
+    C* exps_g = exps != nullptr ? exps + g * exps_stride : nullptr;
+    p[g] = SegmentExpSumPass<T, C>(x + g * x_stride, cols, m[g], exps_g);
   }
   SoftmaxRowScale s[kGroup];
   for (size_t g = 0; g < kGroup; ++g) s[g] = FinishRow(p[g], log);
   for (size_t g = 0; g < kGroup; ++g) {
     if (exps != nullptr) {
-      ScaleExps(exps + g * exps_stride, out + g * out_stride, cols, static_cast<C>(SegmentFactor(p[g].max, s[g])));
+      ScaleExps(exps + g * exps_stride, out + g * out_stride, cols,
+                static_cast<C>(SegmentFactor(p[g].max, s[g])));
     } else {
       WriteRun(x + g * x_stride, out + g * out_stride, cols, s[g], log);
     }
@@ -251,20 +253,12 @@ void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_
     auto* outs = static_cast<T*>(out);
     HWY_ALIGN C buffer[kSameType ? 1 : kSoftmaxSegment];  // exps of 16-bit one-segment rows
     size_t r = 0;
-    if (!kSameType && cols <= kSoftmaxGroupedCols) {
-      // Exps go to out (out == x is fine: each vector of x is read before
-      // it is written), for 16-bit rows to the buffer; log_softmax writes
-      // from x. The rows left over take the loop below.
-      const size_t exps_stride = kSameType ? out_stride : cols;
-      for (; r + kSoftmaxRowGroup <= rows; r += kSoftmaxRowGroup) {
-        C* exps = nullptr;
-        if constexpr (kSameType) {
-          if (!log) exps = outs + r * out_stride;
-        } else {
-          if (!log) exps = buffer;
-        }
+    if constexpr (!kSameType) {
+      // The group's exps go to the buffer (log_softmax writes from x); the
+      // rows left over take the loop below.
+      for (; cols <= kSoftmaxGroupedCols && r + kSoftmaxRowGroup <= rows; r += kSoftmaxRowGroup) {
         OneSegmentRows<kSoftmaxRowGroup>(xs + r * x_stride, outs + r * out_stride, cols, x_stride,
-                                         out_stride, exps, exps_stride, log);
+                                         out_stride, log ? nullptr : buffer, cols, log);
       }
     }
     std::vector<C> row_buffer;  // 16-bit rows of several segments
