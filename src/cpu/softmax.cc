@@ -231,12 +231,14 @@ HWY_INLINE void OneSegmentRows(const T* x, T* out, size_t cols, size_t x_stride,
   }
 }
 
-// 16-bit rows this short go kSoftmaxRowGroup at a time through
-// OneSegmentRows. Measured (docs/performance.md, "Short softmax rows"):
-// 16-bit rows of 64-256 gain 1.1-1.4x, wider ones lose; float32/float64
-// rows gain or lose by width and op, so they keep one row at a time.
+// Rows of storage type T up to kSoftmaxGroupedCols<T> long go
+// kSoftmaxRowGroup at a time through OneSegmentRows. Measured
+// (docs/performance.md, "Short softmax rows"): 16-bit rows of 32-256 gain
+// 1.1-1.4x; float32/float64 rows of 32-64 gain 1.1-1.4x but lose at
+// 256-1024 (four rows of x and exps crowd L1), mixed at 128.
 constexpr size_t kSoftmaxRowGroup = 4;
-constexpr size_t kSoftmaxGroupedCols = 256;
+template <class T>
+constexpr size_t kSoftmaxGroupedCols = sizeof(T) == 2 ? 256 : 64;
 
 // Whole rows, one after another. Where exps are kept (in out, or for a
 // 16-bit row in a float32 buffer) each is computed once: exp(x - segment
@@ -253,13 +255,23 @@ void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_
     auto* outs = static_cast<T*>(out);
     HWY_ALIGN C buffer[kSameType ? 1 : kSoftmaxSegment];  // exps of 16-bit one-segment rows
     size_t r = 0;
-    if constexpr (!kSameType) {
-      // The group's exps go to the buffer (log_softmax writes from x); the
-      // rows left over take the loop below.
-      for (; cols <= kSoftmaxGroupedCols && r + kSoftmaxRowGroup <= rows; r += kSoftmaxRowGroup) {
-        OneSegmentRows<kSoftmaxRowGroup>(xs + r * x_stride, outs + r * out_stride, cols, x_stride,
-                                         out_stride, log ? nullptr : buffer, cols, log);
+    // Short rows in groups; the rows left over take the loop below. A
+    // group's exps go to out (out == x is fine: each vector of x is read
+    // before it is written), for 16-bit rows to the buffer; log_softmax
+    // writes from x.
+    for (; cols <= kSoftmaxGroupedCols<T> && r + kSoftmaxRowGroup <= rows; r += kSoftmaxRowGroup) {
+      C* exps = nullptr;
+      size_t exps_stride = cols;
+      if (!log) {
+        if constexpr (kSameType) {
+          exps = outs + r * out_stride;
+          exps_stride = out_stride;
+        } else {
+          exps = buffer;
+        }
       }
+      OneSegmentRows<kSoftmaxRowGroup>(xs + r * x_stride, outs + r * out_stride, cols, x_stride,
+                                       out_stride, exps, exps_stride, log);
     }
     std::vector<C> row_buffer;  // 16-bit rows of several segments
     double segment_max[kSameType ? kSoftmaxMaxCachedSegments : kSoftmaxMaxBufferedSegments];
