@@ -233,9 +233,9 @@ HWY_INLINE void OneSegmentRows(const T* x, T* out, size_t cols, size_t x_stride,
 
 // Rows of storage type T up to kSoftmaxGroupedCols<T> long go
 // kSoftmaxRowGroup at a time through OneSegmentRows. Measured
-// (docs/performance.md, "Short softmax rows"): 16-bit rows of 32-256 gain
-// 1.1-1.4x; float32/float64 rows of 32-64 gain 1.1-1.4x but lose at
-// 256-1024 (four rows of x and exps crowd L1), mixed at 128.
+// (docs/performance.md, "Short softmax rows"): 16-bit rows of 64-256 gain
+// 1.1-1.4x; float32 rows of 32-64 gain 1.1-1.4x (float64 1.0-1.3x) but
+// lose at 256-1024 (four rows of x and exps crowd L1), mixed at 128.
 constexpr size_t kSoftmaxRowGroup = 4;
 template <class T>
 constexpr size_t kSoftmaxGroupedCols = sizeof(T) == 2 ? 256 : 64;
