@@ -342,11 +342,10 @@ def test_cast_dtype_spellings_and_numpy():
     np.testing.assert_array_equal(out, xn.astype(np.float32))
 
 
-
 def test_cast_out_is_checked_on_the_fast_path():
     """cast's wrapper calls the library directly for NumPy/torch arrays with a
     known dtype (docs/performance.md, call overhead): `out` of another dtype,
-    library or shape is still refused, before anything is written."""
+    shape or layout is still refused, before anything is written."""
     xt, xn = torch.linspace(-2, 2, 33), np.linspace(-2, 2, 33, dtype=np.float32)
     for x, out in [(xt, torch.zeros(33, dtype=torch.float32)), (xn, np.zeros(33, np.float32)),
                    (xt, torch.zeros(33, dtype=torch.bfloat16)), (xn, np.zeros(33, np.float64))]:
@@ -366,6 +365,7 @@ def test_cast_out_is_checked_on_the_fast_path():
         assert type(hetkern.cast(xt, spelling)) is torch.Tensor
     for spelling in [np.float16, np.dtype("float16"), "float16", torch.float16]:
         assert type(hetkern.cast(xn, spelling)) is np.ndarray
+
 
 @pytest.mark.parametrize("shape", [(), (0,), (3, 0, 2), (5, 7), (2, 3, 4, 5)])
 def test_shapes(shape):
