@@ -254,40 +254,34 @@ void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_
     const auto* xs = static_cast<const T*>(x);
     auto* outs = static_cast<T*>(out);
     HWY_ALIGN C buffer[kSameType ? 1 : kSoftmaxSegment];  // exps of 16-bit one-segment rows
-    size_t r = 0;
-    // Short rows in groups; the rows left over take the loop below. A
-    // group's exps go to out (out == x is fine: each vector of x is read
-    // before it is written), for 16-bit rows to the buffer; log_softmax
-    // writes from x.
-    for (; cols <= kSoftmaxGroupedCols<T> && r + kSoftmaxRowGroup <= rows; r += kSoftmaxRowGroup) {
-      C* exps = nullptr;
-      size_t exps_stride = cols;
-      if (!log) {
-        if constexpr (kSameType) {
-          exps = outs + r * out_stride;
-          exps_stride = out_stride;
-        } else {
-          exps = buffer;
-        }
+    std::vector<C> row_buffer;                             // 16-bit rows of several segments
+    // Where row r's exps go (out == x is fine: each segment of x is read
+    // before it is written), or null where the write pass computes them
+    // again (log_softmax, and rows too long to keep them). In a group of
+    // one-segment 16-bit rows, row r + g's exps follow at g * cols.
+    const auto exps_of = [&](size_t r) -> C* {
+      if constexpr (kSameType) {
+        return SoftmaxCachesExpsInOut(true, log, cols) ? outs + r * out_stride : nullptr;
+      } else {
+        if (log) return nullptr;
+        if (cols <= kSoftmaxSegment) return buffer;
+        if (cols > kSoftmaxMaxBufferedSegments * kSoftmaxSegment) return nullptr;
+        row_buffer.resize(cols);
+        return row_buffer.data();
       }
+    };
+    const size_t group_exps_stride = kSameType ? out_stride : cols;
+    size_t r = 0;
+    // Short rows in groups; the rows left over take the loop below.
+    for (; cols <= kSoftmaxGroupedCols<T> && r + kSoftmaxRowGroup <= rows; r += kSoftmaxRowGroup) {
       OneSegmentRows<kSoftmaxRowGroup>(xs + r * x_stride, outs + r * out_stride, cols, x_stride,
-                                       out_stride, exps, exps_stride, log);
+                                       out_stride, exps_of(r), group_exps_stride, log);
     }
-    std::vector<C> row_buffer;  // 16-bit rows of several segments
     double segment_max[kSameType ? kSoftmaxMaxCachedSegments : kSoftmaxMaxBufferedSegments];
     for (; r < rows; ++r) {
       const T* xr = xs + r * x_stride;
       T* outr = outs + r * out_stride;
-      C* exps = nullptr;
-      if constexpr (kSameType) {
-        // out == x is fine: each segment of x is read before it is written.
-        if (SoftmaxCachesExpsInOut(true, log, cols)) exps = outr;
-      } else if (!log && cols <= kSoftmaxSegment) {
-        exps = buffer;
-      } else if (!log && cols <= kSoftmaxMaxBufferedSegments * kSoftmaxSegment) {
-        row_buffer.resize(cols);
-        exps = row_buffer.data();
-      }
+      C* exps = exps_of(r);
       if (exps == nullptr) {
         WriteRun(xr, outr, cols, FinishRow(RowPartial(xr, cols), log), log);
         continue;
