@@ -54,33 +54,34 @@ __device__ __forceinline__ float Horner(const float (&c)[N], float x) {
 // correctly rounded reciprocal for float32 (0.97 of copy where x *
 // normcdff(x) took 0.87, and no float64 tail needed: the product is formed
 // before the Gaussian factor, so it stays accurate down into the
-// subnormals). For 16-bit results the lower-degree fits and the hardware
-// approximations, e^(-x^2/2) taken times 2^64 (normal down to |x| = 16.3, past
-// bfloat16's last nonzero GELU at -14.4) and scaled back in the last product.
+// subnormals). For 16-bit results only the tail formula, with the fit that
+// covers every |x| (kWhole16Bit), and the hardware approximations: the
+// 16-bit kernel is bound by instructions, and this saves the central branch
+// and the select. e^(-x^2/2) is taken times 2^64 (normal down to |x| = 16.3,
+// past bfloat16's last nonzero GELU at -14.4) and scaled back in the last
+// product.
 template <bool k16Bit>
 __device__ inline float XNormalCdf(float x) {
   namespace cdf = normal_cdf;
   const float t = fabsf(x);
-  const float p = k16Bit ? Horner(cdf::kCentral16Bit, x * x) : Horner(cdf::kCentral, x * x);
-  const float central = x * fmaf(x, p, 0.5f);
-  const float tc = fminf(t, cdf::kTailClamp);
+  const float tc = fminf(t, cdf::kTailClamp);  // fminf(NaN, c) = c: x keeps the NaN
   const float sq_hi = tc * tc;
   const float sq_lo = fmaf(tc, tc, -sq_hi);  // x^2 = hi + lo exactly
   const float denominator = fmaf(tc, cdf::kTailSlope, 1.0f);
-  float gauss, u, r;  // gauss: e^(-x^2/2), times 2^64 for k16Bit
   if constexpr (k16Bit) {
-    gauss = Exp2Approx(fmaf(sq_hi, -0.5f * kLog2E, 64.0f)) * fmaf(sq_lo, -0.5f, 1.0f);
-    u = ReciprocalApprox(denominator);
-    r = Horner(cdf::kTail16Bit, u);
+    const float gauss =  // e^(-x^2/2) * 2^64
+        Exp2Approx(fmaf(sq_hi, -0.5f * kLog2E, 64.0f)) * fmaf(sq_lo, -0.5f, 1.0f);
+    const float u = ReciprocalApprox(denominator);
+    const float ur = u * Horner(cdf::kWhole16Bit, u);
+    return x < 0.0f ? ((x * ur) * gauss) * 0x1p-64f : x * fmaf(-gauss * 0x1p-64f, ur, 1.0f);
   } else {
-    gauss = expf(sq_hi * -0.5f) * fmaf(sq_lo, -0.5f, 1.0f);
-    u = __frcp_rn(denominator);
-    r = Horner(cdf::kTail, u);
+    const float gauss = expf(sq_hi * -0.5f) * fmaf(sq_lo, -0.5f, 1.0f);
+    const float u = __frcp_rn(denominator);
+    const float ur = u * Horner(cdf::kTail, u);
+    const float tail = x < 0.0f ? (x * ur) * gauss : x * fmaf(-gauss, ur, 1.0f);
+    const float central = x * fmaf(x, Horner(cdf::kCentral, x * x), 0.5f);
+    return t <= cdf::kCentralBound ? central : tail;
   }
-  const float ur = u * r;
-  constexpr float kUnscale = k16Bit ? 0x1p-64f : 1.0f;
-  const float tail = x < 0.0f ? ((x * ur) * gauss) * kUnscale : x * fmaf(-gauss * kUnscale, ur, 1.0f);
-  return t <= cdf::kCentralBound ? central : tail;
 }
 // float64 has no wider type; its bound (docs/activation.md) allows the
 // subnormal Phi below x = -37.5.
