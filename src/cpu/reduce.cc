@@ -218,12 +218,52 @@ struct RowReducer {
     }
   }
 
+#if !HWY_HAVE_SCALABLE
+  // A leaf's lanes are kVecs vector accumulators, each a chain of
+  // kReduceLeafGroups dependent operations. With one or two vectors (AVX-512)
+  // the chains' latency, not the arithmetic, bounded a leaf (float32 norm of
+  // L2-resident rows took 2.5x sum's time), so Tree takes up to this many
+  // full leaves side by side (8 chains in flight), each in Leaf's order,
+  // combined as the tree combines them.
+  static constexpr size_t kVecs = kW / hn::MaxLanes(D());
+  static constexpr size_t kLeavesAtOnce = kVecs <= 2 ? 4 : kVecs <= 4 ? 2 : 1;
+
+  // The tree node over the kCount full leaves from `lo` (kCount a power of two).
+  template <size_t kCount>
+  void FullLeavesTree(size_t lo, A* HWY_RESTRICT lanes) const {
+    const D d;
+    const size_t step = hn::Lanes(d);
+    hn::Vec<D> acc[kCount][kVecs];
+    for (size_t l = 0; l < kCount; ++l) {
+      for (size_t v = 0; v < kVecs; ++v) acc[l][v] = Op::Identity(d);
+    }
+    for (size_t group = 0; group < kReduceLeafGroups; ++group) {
+      for (size_t l = 0; l < kCount; ++l) {
+        const size_t i = (lo + l) * kLeaf + group * kW;
+        for (size_t v = 0; v < kVecs; ++v) acc[l][v] = Next(d, acc[l][v], i + v * step);
+      }
+    }
+    for (size_t width = 1; width < kCount; width *= 2) {  // (0 1) (2 3), then (01 23)
+      for (size_t l = 0; l < kCount; l += 2 * width) {
+        for (size_t v = 0; v < kVecs; ++v) acc[l][v] = Op::Combine(d, acc[l][v], acc[l + width][v]);
+      }
+    }
+    for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[0][v], d, lanes + v * step);
+  }
+#endif
+
   // The tree node over leaves [lo, hi).
   void Tree(size_t lo, size_t hi, A* HWY_RESTRICT lanes) const {
     if (hi - lo <= 1) {
       if (hi == lo) return SetIdentity(lanes);
       return Leaf(lo, lanes);
     }
+#if !HWY_HAVE_SCALABLE
+    if (hi * kLeaf <= n) {  // full leaves only
+      if (kLeavesAtOnce >= 4 && hi - lo == 4) return FullLeavesTree<4>(lo, lanes);
+      if (kLeavesAtOnce >= 2 && hi - lo == 2) return FullLeavesTree<2>(lo, lanes);
+    }
+#endif
     const size_t mid = lo + (hi - lo) / 2;
     Tree(lo, mid, lanes);
     alignas(kReduceLaneBytes) A right[kW];
