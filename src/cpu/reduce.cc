@@ -205,8 +205,7 @@ struct RowReducer {
       }
     }
 #else
-    // The lanes in registers: kW / Lanes(d) independent accumulators.
-    constexpr size_t kVecs = kW / hn::MaxLanes(D());
+    // The lanes in registers: kVecs = kW / Lanes(d) independent accumulators.
     hn::Vec<D> acc[kVecs];
     for (size_t v = 0; v < kVecs; ++v) acc[v] = hn::Load(d, lanes + v * step);
     for (; i + kW <= end; i += kW) {
