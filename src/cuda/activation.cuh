@@ -51,8 +51,8 @@ __device__ __forceinline__ float Horner(const float (&c)[N], float x) {
 
 // GELU's x * Phi(x): the CPU kernels' formula (src/core/normal_cdf.h), all
 // of it computed and the branch selected, with libdevice's expf and a
-// correctly rounded reciprocal for float32 (0.97 of copy where x *
-// normcdff(x) took 0.87, and no float64 tail needed: the product is formed
+// Newton-refined reciprocal for float32 (1.00 of copy where x * normcdff(x)
+// took 0.87, and no float64 tail needed: the product is formed
 // before the Gaussian factor, so it stays accurate down into the
 // subnormals). For 16-bit results only the tail formula, with the fit that
 // covers every |x| (kWhole16Bit), and the hardware approximations: the
@@ -76,7 +76,13 @@ __device__ inline float XNormalCdf(float x) {
     return x < 0.0f ? ((x * ur) * gauss) * 0x1p-64f : x * fmaf(-gauss * 0x1p-64f, ur, 1.0f);
   } else {
     const float gauss = expf(sq_hi * -0.5f) * fmaf(sq_lo, -0.5f, 1.0f);
-    const float u = __frcp_rn(denominator);
+    // rcp.approx (1 ulp) and one Newton step: u within an ulp of 1 /
+    // denominator (in [1, 8]: no special cases), where __frcp_rn's correctly
+    // rounded sequence kept the kernel off the copy limit (2^26 values: 0.965
+    // -> 1.003 of copy, the same 6.44 ulp at the same worst x;
+    // tools/check-activations.cu, gelu-rcp).
+    const float r = ReciprocalApprox(denominator);
+    const float u = fmaf(r, fmaf(-denominator, r, 1.0f), r);
     const float ur = u * Horner(cdf::kTail, u);
     const float tail = x < 0.0f ? (x * ur) * gauss : x * fmaf(-gauss, ur, 1.0f);
     const float central = x * fmaf(x, Horner(cdf::kCentral, x * x), 0.5f);
