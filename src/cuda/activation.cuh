@@ -93,6 +93,18 @@ __device__ inline float XNormalCdf(float x) {
 // subnormal Phi below x = -37.5.
 __device__ inline double XNormalCdfDouble(double x) { return x * normcdf(x); }
 
+// a / b for b in [1, 2] (finite a, or NaN): rcp.approx refined by a Newton
+// step, then one residual correction (Markstein), which gives the correctly
+// rounded quotient but for near-ties, as the CPU's DivBounded. IEEE division
+// (div.rn.f32) would bring a slow-path call whose registers spill under the
+// streaming kernel's 32-register bound.
+__device__ __forceinline__ float QuotientBounded(float a, float b) {
+  float r = ReciprocalApprox(b);
+  r = fmaf(r, fmaf(-b, r, 1.0f), r);
+  const float q = a * r;
+  return fmaf(r, fmaf(-b, q, a), q);
+}
+
 // x * sigmoid(z) = x / (1 + e^-z), accurate for tiny results and without
 // overflow: with h = e^(-|z|/2), (x h) h / (1 + h^2) for z < 0 (h stays
 // normal while the result is representable, so the fast ex2 may take it).
@@ -113,11 +125,9 @@ __device__ C XSigmoid(C x, C z) {
 template <class C, Activation kAct, bool k16Bit = false>
 struct ActivationOp {
   // Fits 32 registers (elementwise.cuh): checked with ptxas -v (sm_90a),
-  // none spill. float32 too, but for sigmoid's IEEE division (16 bytes
-  // spilled): 40-48 registers had left 1280-1536 threads an SM, and float32
-  // tanh and gelu at 0.93-0.94 of copy at 64M.
-  static constexpr bool kFitsStreamingBound =
-      k16Bit || (std::is_same_v<C, float> && kAct != Activation::kSigmoid);
+  // none spill. float32 too: 40-48 registers had left 1280-1536 threads an
+  // SM, and float32 tanh and gelu at 0.93-0.94 of copy at 64M.
+  static constexpr bool kFitsStreamingBound = k16Bit || std::is_same_v<C, float>;
   __device__ C operator()(C x) const {
     if constexpr (kAct == Activation::kRelu) {
       return x < C(0) ? C(0) : x;  // relu(NaN) = NaN, relu(-0) = -0, as torch
@@ -127,7 +137,11 @@ struct ActivationOp {
         return (x < 0.0f ? h * h : 1.0f) * ReciprocalApprox(fmaf(h, h, 1.0f));
       } else {
         const C e = Exp(-fabs(x));
-        return (x < C(0) ? e : C(1)) / (C(1) + e);
+        if constexpr (std::is_same_v<C, float>) {
+          return QuotientBounded(x < 0.0f ? e : 1.0f, 1.0f + e);
+        } else {
+          return (x < C(0) ? e : C(1)) / (C(1) + e);
+        }
       }
     } else if constexpr (kAct == Activation::kSilu) {
       return XSigmoid<k16Bit>(x, x);
