@@ -12,7 +12,11 @@
 //   0.5 ulp + 2^-40 relative, i.e. the correctly rounded one but for
 //   near-ties. AMD Zen 4 divides faster than that sequence (sigmoid 0.35 vs
 //   0.46 ns per element, docs/performance.md), so AVX3_ZEN4 (the target of
-//   Zen 4/5) keeps Highway's Div.
+//   Zen 4/5) keeps Highway's Div, and so does AVX2, where a ymm division
+//   runs on its own unit beside the FMA pipes: Zen 3 (EPYC Milan, AVX2 its
+//   best target), float32, 1 thread, sigmoid 1.10-1.44 -> 0.89-1.09 ns per
+//   value, gelu 1.94-2.20 -> 1.61-1.91; Sapphire Rapids forced to AVX2,
+//   two runs, one each way (sigmoid 1.18 -> 1.23, 1.15 -> 0.90).
 //
 // Highway 1.3's contrib Exp/Expm1/Tanh are 1.0.3's algorithms. Below AVX3
 // and for float64 we use them; on AVX3 float32 the vscalefps versions stay,
@@ -30,7 +34,7 @@
 
 // Whether DivBounded divides (vdivps) rather than refining a reciprocal.
 #undef HETKERN_HWY_DIVIDE
-#if HWY_TARGET == HWY_AVX3_ZEN4 || !HWY_NATIVE_FMA
+#if HWY_TARGET == HWY_AVX3_ZEN4 || HWY_TARGET == HWY_AVX2 || !HWY_NATIVE_FMA
 #define HETKERN_HWY_DIVIDE 1
 #else
 #define HETKERN_HWY_DIVIDE 0
