@@ -119,7 +119,8 @@ def tolerance(name: str, dtype, x, device: str = "cpu"):
         return 8.0 + 3 * x * x
     if name == "gelu":
         # src/core/normal_cdf.h's formula; over every float32 input 6.19 ulp
-        # on the CPU's FMA targets, 7.37 on SSE4/SCALAR (tools/check-gelu-cpu.py),
+        # on the CPU's FMA targets, 7.37 on those without (SSE4 and below;
+        # tools/check-gelu-cpu.py),
         # 6.75 on CUDA with libdevice's expf (tools/check-activations.cu).
         return 8.0
     if device == "cuda":
