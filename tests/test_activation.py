@@ -120,8 +120,8 @@ def tolerance(name: str, dtype, x, device: str = "cpu"):
     if name == "gelu":
         # src/core/normal_cdf.h's formula; over every float32 input 6.19 ulp
         # on the CPU's FMA targets, 7.37 on those without (SSE4 and below;
-        # tools/check-gelu-cpu.py),
-        # 6.75 on CUDA with libdevice's expf (tools/check-activations.cu).
+        # tools/check-gelu-cpu.py), 6.75 on CUDA with libdevice's expf
+        # (tools/check-activations.cu).
         return 8.0
     if device == "cuda":
         return {"relu": 0, "exp": 2, "tanh": 2, "sigmoid": 4, "silu": 6}[name]
