@@ -121,8 +121,7 @@ struct GeluF32Variant {
     const float gauss = expf(sq_hi * -0.5f) * fmaf(sq_lo, -0.5f, 1.0f);
     float u;
     if constexpr (kRcp) {
-      const float r = ReciprocalApprox(denominator);  // denominator in [1, 8]: no special cases
-      u = fmaf(r, fmaf(-denominator, r, 1.0f), r);
+      u = ReciprocalRefined(denominator);
     } else {
       u = __frcp_rn(denominator);
     }

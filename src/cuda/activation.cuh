@@ -39,6 +39,13 @@ __device__ __forceinline__ float ReciprocalApprox(float a) {
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
   return r;
 }
+// 1 / b for normal b (no special cases), within about an ulp: rcp.approx
+// and one Newton step, where __frcp_rn's correctly rounded sequence costs a
+// float32 kernel its place at the copy limit.
+__device__ __forceinline__ float ReciprocalRefined(float b) {
+  const float r = ReciprocalApprox(b);
+  return fmaf(r, fmaf(-b, r, 1.0f), r);
+}
 constexpr float kLog2E = 1.4426950408889634f;
 
 template <size_t N>
@@ -76,13 +83,10 @@ __device__ inline float XNormalCdf(float x) {
     return x < 0.0f ? ((x * ur) * gauss) * 0x1p-64f : x * fmaf(-gauss * 0x1p-64f, ur, 1.0f);
   } else {
     const float gauss = expf(sq_hi * -0.5f) * fmaf(sq_lo, -0.5f, 1.0f);
-    // rcp.approx (1 ulp) and one Newton step: u within an ulp of 1 /
-    // denominator (in [1, 8]: no special cases), where __frcp_rn's correctly
-    // rounded sequence kept the kernel off the copy limit (2^26 values: 0.965
-    // -> 1.003 of copy; over every float32 input the same largest error,
-    // 6.75 ulp at the same x: tools/check-activations.cu, gelu-frcp).
-    const float r = ReciprocalApprox(denominator);
-    const float u = fmaf(r, fmaf(-denominator, r, 1.0f), r);
+    // denominator in [1, 8]. Against __frcp_rn: 2^26 values 0.965 -> 1.003
+    // of copy; over every float32 input the same largest error, 6.75 ulp at
+    // the same x (tools/check-activations.cu, gelu-frcp).
+    const float u = ReciprocalRefined(denominator);
     const float ur = u * Horner(cdf::kTail, u);
     const float tail = x < 0.0f ? (x * ur) * gauss : x * fmaf(-gauss, ur, 1.0f);
     const float central = x * fmaf(x, Horner(cdf::kCentral, x * x), 0.5f);
@@ -99,8 +103,7 @@ __device__ inline double XNormalCdfDouble(double x) { return x * normcdf(x); }
 // (div.rn.f32) would bring a slow-path call whose registers spill under the
 // streaming kernel's 32-register bound.
 __device__ __forceinline__ float QuotientBounded(float a, float b) {
-  float r = ReciprocalApprox(b);
-  r = fmaf(r, fmaf(-b, r, 1.0f), r);
+  const float r = ReciprocalRefined(b);
   const float q = a * r;
   return fmaf(r, fmaf(-b, q, a), q);
 }
