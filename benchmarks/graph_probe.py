@@ -3,8 +3,12 @@ FlashInfer (where installed) on chosen ops and shapes, each timed per call
 from a replayed CUDA graph (hetkern.bench.harness.time_cuda_graph), without
 the full sweep's torch.compile builds.
 
-    python benchmarks/graph_probe.py [--ops rmsnorm,softmax] [--shapes 1x32000,32x32000] [--ncu]
+    python benchmarks/graph_probe.py [--ops rmsnorm,softmax] [--shapes 1x32000,32x32000]
+        [--dtype float32] [--compile] [--ncu]
 
+Rows are bfloat16 unless --dtype says otherwise; where the benchmark has the
+case, a copy of the bytes it moves is timed too ("copy", and "of copy" =
+copy time / hetkern time). --compile adds torch.compile as a contender.
 --ncu runs each hetkern call a few times without timing, for
 `ncu --kernel-name ...` to profile.
 """
@@ -15,18 +19,19 @@ import argparse
 
 import torch
 
-from hetkern.bench import activation, elementwise, harness, norm, rope, softmax
+from hetkern.bench import activation, elementwise, harness, norm, reduce, rope, softmax
 
 DECODE = [(t, h) for h in (2048, 4096, 8192) for t in (1, 8, 32, 128)]
+LARGE = [(16384, 4096), (4096, 16384)]
 CASES = {
-    "rmsnorm": DECODE + [(16384, 8192)],
-    "fused_add_rmsnorm": DECODE + [(16384, 8192)],
-    "gemma_rmsnorm": DECODE + [(16384, 8192)],
-    "gemma_fused_add_rmsnorm": DECODE + [(16384, 8192)],
-    "layernorm": DECODE + [(4096, 4096), (16384, 4096)],
-    "rmsnorm_quant": DECODE + [(16384, 8192)],
-    "fused_add_rmsnorm_quant": DECODE + [(16384, 8192)],
-    "layernorm_quant": DECODE + [(4096, 4096)],
+    "rmsnorm": DECODE + [(16384, 8192)] + LARGE,
+    "fused_add_rmsnorm": DECODE + [(16384, 8192)] + LARGE,
+    "gemma_rmsnorm": DECODE + [(16384, 8192)] + LARGE,
+    "gemma_fused_add_rmsnorm": DECODE + [(16384, 8192)] + LARGE,
+    "layernorm": DECODE + [(4096, 4096)] + LARGE,
+    "rmsnorm_quant": DECODE + [(16384, 8192)] + LARGE,
+    "fused_add_rmsnorm_quant": DECODE + [(16384, 8192)] + LARGE,
+    "layernorm_quant": DECODE + [(4096, 4096)] + LARGE,
     "silu_and_mul": [(t, 4096) for t in (1, 8, 32, 128)] + [(t, 14336) for t in (1, 128)] + [(16384, 8192)],
     "gelu_and_mul": [(t, 4096) for t in (1, 32, 128)] + [(16384, 8192)],
     "gelu_tanh_and_mul": [(t, 4096) for t in (1, 32, 128)] + [(16384, 8192)],
@@ -38,29 +43,44 @@ CASES = {
        for op in ("exp", "gelu", "silu", "gelu_tanh")},
     "scale": [(1, 1 << 28)],
     "add": [(1, 1 << 28)],
+    # whole-array reductions of n values (1 x n)
+    **{op: [(1, n) for n in (1 << 24, 1 << 26)] for op in reduce.OPS},
 }
 
 
-def contenders(op, rows, cols):
+def contenders(op, rows, cols, dtype):
     if op in norm.OPS:
-        return norm._norm(op, rows, cols, "bfloat16", "cuda")
+        return norm._norm(op, rows, cols, dtype, "cuda")
     if op in activation.GATED:
-        return activation._gated(op, rows, cols, "bfloat16", "cuda")
+        return activation._gated(op, rows, cols, dtype, "cuda")
     if op in activation.UNARY:
-        return activation._unary(op, rows * cols, "bfloat16", "cuda")
+        return activation._unary(op, rows * cols, dtype, "cuda")
+    if op in reduce.OPS:
+        return reduce._reduce(op, False, rows * cols, dtype, "cuda")
     if op == "rope":
-        return rope._rope(rows, "bfloat16", "cuda")
+        return rope._rope(rows, dtype, "cuda")
     if op == "scale":
         return elementwise._scale(rows * cols, "float32", "cuda")
     if op == "add":
         return elementwise._binary("add", rows * cols, "float32", "cuda")
-    return softmax._softmax(op, (rows, cols), "bfloat16", "cuda")
+    return softmax._softmax(op, (rows, cols), dtype, "cuda")
+
+
+def moved_bytes(op, rows, cols, dtype):
+    """The bytes the benchmark's case of this op and shape moves, or None."""
+    for family in (norm, activation, reduce, softmax):
+        for case in family.cases("cuda", [dtype], rows * cols, False):
+            if case.op == op and case.size == rows * cols and case.shape[-1] in (cols, rows * cols):
+                return case.nbytes
+    return None
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ops", default=",".join(CASES))
     p.add_argument("--shapes", help="only these ROWSxCOLS of the ops' cases")
+    p.add_argument("--dtype", default="bfloat16")
+    p.add_argument("--compile", action="store_true", help="torch.compile as a contender too")
     p.add_argument("--ncu", action="store_true")
     args = p.parse_args()
     only = set(args.shapes.split(",")) if args.shapes else None
@@ -68,8 +88,11 @@ def main():
         for rows, cols in CASES[op]:
             if only is not None and f"{rows}x{cols}" not in only:
                 continue
-            fns = contenders(op, rows, cols)
-            fns.pop("compile", None)
+            fns = contenders(op, rows, cols, args.dtype)
+            compiled = fns.pop("compile", None)
+            if args.compile and compiled is not None:
+                fn, fn_args = compiled
+                fns["compile"] = lambda fn=torch.compile(fn), fn_args=fn_args: fn(*fn_args)
             fns.pop("numpy", None)
             if args.ncu:
                 for _ in range(3):
@@ -87,7 +110,13 @@ def main():
             best = min(peers, key=peers.get) if peers else None
             cells = "  ".join(f"{k}={v * 1e6:7.2f}" for k, v in times.items() if v is not None)
             ratio = f"{peers[best] / times['hetkern']:.2f} ({best})" if best else "-"
-            print(f"{op:<18} {rows}x{cols:<7} {cells}  best/h={ratio}", flush=True)
+            nbytes = moved_bytes(op, rows, cols, args.dtype)
+            if nbytes is not None:
+                copy = harness.time_cuda_graph(harness.copy_fn("cuda", nbytes), samples=7,
+                                               max_total_s=0.3).median_s
+                cells += f"  copy={copy * 1e6:7.2f}"
+                ratio += f"  of-copy={copy / times['hetkern']:.2f}"
+            print(f"{op:<18} {args.dtype:<9} {rows}x{cols:<7} {cells}  best/h={ratio}", flush=True)
             del fns
             torch.cuda.empty_cache()
 
