@@ -566,6 +566,10 @@ def test_device_mismatch():
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cuda_matches_reference(dtype, op):
     MATRIX[op](dtype, "cuda", HIDDEN + [4096, 8192, 16384, 16384 + 8])
+    # Rows held in registers by a whole SM's 1024-thread block (RowGrid::kWholeSm
+    # in src/cuda/norm.cu): 2049-4096 packs, e.g. float32 8196-16384 values,
+    # 16-bit 16392-32768 (17-32 warps; 24576 + 8 ends in a partial warp).
+    MATRIX[op](dtype, "cuda", [8196, 12288, 16392, 24576 + 8, 32768], rows=2)
     MATRIX[op](dtype, "cuda", HUGE_HIDDEN + [65536, 2**17, 2**18 + 8], rows=2)
 
 
@@ -573,7 +577,7 @@ def test_cuda_matches_reference(dtype, op):
 @pytest.mark.parametrize("op", list(MATRIX))
 @pytest.mark.parametrize("dtype", HALF_DTYPES, ids=str)
 def test_cuda_float32_parameters(dtype, op):
-    MATRIX[op](dtype, "cuda", HIDDEN + [4096, 8192, 16384 + 8], param_dtype=torch.float32)
+    MATRIX[op](dtype, "cuda", HIDDEN + [4096, 8192, 16384 + 8, 32768], param_dtype=torch.float32)
     MATRIX[op](dtype, "cuda", HUGE_HIDDEN + [2**17], rows=2, param_dtype=torch.float32)
 
 

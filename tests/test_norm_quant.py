@@ -178,8 +178,10 @@ def make(shape, dtype, device, seed=0, spread=2):
     return base.to(dtype).to(device)
 
 
+# (2, 8196) and (2, 32768): rows a whole SM's block holds in registers on CUDA
+# (float32 and 16-bit respectively; src/cuda/norm.cu, RowGrid::kWholeSm).
 SHAPES = [(1, 1), (3, 7), (4, 33), (2, 64), (5, 127), (2, 256), (3, 1025), (2, 2048), (2, 4096),
-          (1, 16384), (2, 3, 17), (1, 65536 + 7), (0, 8)]
+          (1, 16384), (2, 8196), (2, 32768), (2, 3, 17), (1, 65536 + 7), (0, 8)]
 SCALES = [1.0, 0.0173, 2.0**-20, 1e-30, 3e4, 1e30]
 
 
@@ -217,7 +219,8 @@ def test_fused_add_rmsnorm_quant(device, dtype, shape):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: str(d)[6:])
-@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (4, 33), (2, 256), (3, 1025), (2, 4096), (0, 8)],
+@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (4, 33), (2, 256), (3, 1025), (2, 4096),
+                                   (2, 8196), (2, 32768), (0, 8)],
                          ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("with_bias", [True, False])
 def test_layernorm_quant(device, dtype, shape, with_bias):

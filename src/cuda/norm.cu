@@ -37,14 +37,11 @@ namespace {
 constexpr int kMaxRowThreads = 1024;
 // Rows kept in registers use at most this many threads: their launch bounds
 // then leave 128 registers a thread for the row's and the weight's packs (at
-// 1024 threads, 64 registers spill them).
+// 1024 threads, 64 registers spill them), except the longest rows, whose
+// parameters are not kept (RowGrid::kWholeSm).
 constexpr int kMaxCachedRowThreads = 512;
 constexpr int kMaxCache = 4;  // packs per thread kept in registers
 
-template <int kCache>
-constexpr int RowBlockBound() {
-  return kCache > 0 ? kMaxCachedRowThreads : kMaxRowThreads;
-}
 // Blocks of RowBlockBound threads that must fit an SM at once where blocks
 // share SMs (RowGrid::kSeveralBlocksPerSm), which bounds a thread's
 // registers to 65536 / (512 * blocks). Large calls need as many rows in
@@ -227,11 +224,26 @@ enum class RowGrid {
   // 16384x8192 184.8 / 191.8 / 192.2, fused_add_rmsnorm 16384x8192 364.8 /
   // 378.0 / 388.8; benchmarks/results/h100-2026-11-25-rows, run 1).
   kSeveralBlocksPerSm,
+  // One block of up to kMaxRowThreads threads an SM, each thread keeping
+  // kMaxCache packs of its row in registers (64 of them; the parameters are
+  // read in the output pass): rows of 2049-4096 packs (float32 8193-16384
+  // values, 16-bit 16385-32768), which a kMaxCachedRowThreads block cannot
+  // hold and which were streamed, read from memory two (RMS) or three
+  // (layernorm) times. The plain kernels only: the fused ones spill there.
+  // H100, float32 4096x16384, graph replay: layernorm 180.9 us against
+  // 250.8 streamed (Liger 181.8), rmsnorm 181.5 / 191.2, gemma_rmsnorm
+  // 181.0 / 191.2 (benchmarks/results/h100-2026-11-26-stop28, run 1).
+  kWholeSm,
 };
+
+template <int kCache, RowGrid kGrid>
+constexpr int RowBlockBound() {
+  return kGrid == RowGrid::kWholeSm || kCache == 0 ? kMaxRowThreads : kMaxCachedRowThreads;
+}
 
 template <int kCache, class T, class W, RowGrid kGrid, bool kLean>
 constexpr int GridBlocksPerSm() {
-  return kGrid == RowGrid::kOneBlockPerSm ? 1 : RowBlocksPerSm<kCache, T, W, kLean>();
+  return kGrid == RowGrid::kSeveralBlocksPerSm ? RowBlocksPerSm<kCache, T, W, kLean>() : 1;
 }
 
 // Packs of weight (and bias) a thread keeps in registers, loaded with its
@@ -241,18 +253,24 @@ constexpr int GridBlocksPerSm() {
 // which read them in the output pass (every
 // row reads the same ones, from L1/L2) and leave their registers to more
 // resident rows (RowBlocksPerSm).
-template <int kCache, int kBlocksPerSm>
+template <int kCache, RowGrid kGrid, int kBlocksPerSm>
 constexpr int ParamCache() {
-  return kBlocksPerSm == 1 ? kCache : 0;
+  return kGrid != RowGrid::kWholeSm && kBlocksPerSm == 1 ? kCache : 0;
 }
 
 // launch(std::integral_constant<RowGrid, kGrid>) for a launch of `grid`
-// blocks. Rows kept in registers (kCached) have both instantiations;
-// streamed rows, whose kernels have no bound, one.
-template <bool kCached, class Launch>
-void WithRowGrid(const DeviceScope& scope, dim3 grid, Launch&& launch) {
+// blocks of `block`. Rows kept in registers (kCache > 0) have the first two
+// instantiations, and kMaxCache-deep ones of kernels that hold such rows
+// (kWholeSmRows) the third; streamed rows, whose kernels have no bound, one.
+template <int kCache, bool kWholeSmRows, class Launch>
+void WithRowGrid(const DeviceScope& scope, dim3 grid, dim3 block, Launch&& launch) {
   using std::integral_constant;
-  if (kCached && int64_t{grid.x} <= scope.Multiprocessors()) {
+  if constexpr (kWholeSmRows && kCache == kMaxCache) {
+    if (block.x > kMaxCachedRowThreads) {
+      return launch(integral_constant<RowGrid, RowGrid::kWholeSm>{});
+    }
+  }
+  if (kCache > 0 && int64_t{grid.x} <= scope.Multiprocessors()) {
     return launch(integral_constant<RowGrid, RowGrid::kOneBlockPerSm>{});
   }
   launch(integral_constant<RowGrid, RowGrid::kSeveralBlocksPerSm>{});
@@ -280,7 +298,7 @@ __device__ __forceinline__ void ForBlockRows(int64_t rows, Fn&& fn) {
 // since x and residual are read there again).
 template <class T, class W, int kLanes, int kCache, bool kFusedAdd, bool kGemma, class O,
           RowGrid kGrid>
-__global__ void __launch_bounds__(RowBlockBound<kCache>(),
+__global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
                                   GridBlocksPerSm<kCache, T, W, kGrid, !kFusedAdd>())
     RMSNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
@@ -297,7 +315,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(),
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const PW*>(a.weight);
   constexpr int kParamCache =
-      ParamCache<kCache, GridBlocksPerSm<kCache, T, W, kGrid, !kFusedAdd>()>();
+      ParamCache<kCache, kGrid, GridBlocksPerSm<kCache, T, W, kGrid, !kFusedAdd>()>();
   PW weight_cache[kParamCache > 0 ? kParamCache : 1];
   LoadParamPacks<kParamCache>(weight, packs, weight_cache);
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
@@ -408,7 +426,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(),
 
 // Two-pass mean and variance in C, then out = (x - mean) * rstd * w + b.
 template <class T, class W, int kLanes, int kCache, class O, RowGrid kGrid>
-__global__ void __launch_bounds__(RowBlockBound<kCache>(),
+__global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
                                   GridBlocksPerSm<kCache, T, W, kGrid, true>())
     LayerNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
@@ -425,7 +443,8 @@ __global__ void __launch_bounds__(RowBlockBound<kCache>(),
   const int64_t packs = a.hidden / kLanes;
   const auto* weight = reinterpret_cast<const PW*>(a.weight);
   const auto* bias = reinterpret_cast<const PW*>(a.bias);
-  constexpr int kParamCache = ParamCache<kCache, GridBlocksPerSm<kCache, T, W, kGrid, true>()>();
+  constexpr int kParamCache =
+      ParamCache<kCache, kGrid, GridBlocksPerSm<kCache, T, W, kGrid, true>()>();
   PW weight_cache[kParamCache > 0 ? kParamCache : 1], bias_cache[kParamCache > 0 ? kParamCache : 1];
   LoadParamPacks<kParamCache>(weight, packs, weight_cache);
   LoadParamPacks<kParamCache>(bias, packs, bias_cache);
@@ -563,11 +582,17 @@ struct RowShape {
   // Rows of at most kMaxCache * 32 packs (1024 16-bit values, 512 float32)
   // on one warp: its reductions are shuffles alone, no barrier.
   bool one_warp_short_rows = false;
+  // Rows too long for kMaxCachedRowThreads threads of kMaxCache packs kept
+  // in registers too, on up to kMaxRowThreads threads (RowGrid::kWholeSm).
+  // Not for the fused kernels, which hold x's and residual's packs: at 64
+  // registers they spill.
+  bool whole_sm_rows = false;
 };
 // 2 packs a thread from the row that would fill a kMaxCachedRowThreads
 // block at one pack (512 packs: 4096 16-bit values).
-constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads, kMaxCachedRowThreads};
-constexpr RowShape kLayerNormShape{2, kMaxCachedRowThreads, INT64_MAX, true};
+template <bool kFusedAdd>
+constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads, kMaxCachedRowThreads, false, !kFusedAdd};
+constexpr RowShape kLayerNormShape{2, kMaxCachedRowThreads, INT64_MAX, true, true};
 
 constexpr int64_t WarpsOf(int64_t threads) { return (threads + 31) / 32 * 32; }
 constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -598,7 +623,9 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, const RowShape& 
   // more threads; the cache depth is the smallest power of two that holds the
   // row. Rows longer than kMaxCache packs per thread of a
   // kMaxCachedRowThreads block, and misaligned rows, stream instead (cache 0,
-  // up to kMaxRowThreads threads of about kMaxCache packs).
+  // up to kMaxRowThreads threads of about kMaxCache packs), but for the
+  // kWholeSm rows of shapes that allow them (up to kMaxRowThreads threads of
+  // kMaxCache packs, cached).
   const int64_t streaming_threads =
       std::min<int64_t>(WarpsOf(CeilDiv(packs, kMaxCache)), kMaxRowThreads);
   const int per_thread = packs >= shape.two_packs_from ? std::max(2, shape.packs_per_thread)
@@ -608,7 +635,10 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, const RowShape& 
   if (!aligned || packs > kMaxCache * threads) threads = streaming_threads;
   int cache = 1;
   while (cache < kMaxCache && packs > cache * threads) cache *= 2;
-  if (!aligned || threads > kMaxCachedRowThreads || packs > cache * threads) cache = 0;
+  if (!aligned || packs > cache * threads ||
+      (threads > kMaxCachedRowThreads && (cache < kMaxCache || !shape.whole_sm_rows))) {
+    cache = 0;
+  }
   const int row_threads = static_cast<int>(threads);
   const int rows_per_block = std::max(1, kMinBlockThreads / row_threads);
   const dim3 block(row_threads, rows_per_block);
@@ -627,6 +657,7 @@ static_assert(kMaxCache == 4, "LaunchRows' switch lists the cache depths");
 
 template <bool kFusedAdd>
 void LaunchRMSNorm(const NormArgs& args) {
+  static constexpr const RowShape& kShape = kRMSNormShape<kFusedAdd>;
   DeviceScope scope(args.device);
   VisitNormTypes(args, [&](auto t_tag, auto w_tag) {
     using T = typename decltype(t_tag)::type;
@@ -634,7 +665,7 @@ void LaunchRMSNorm(const NormArgs& args) {
     const auto launch = [&](auto lanes, auto cache, dim3 grid, dim3 block) {
       constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
       if (args.scale != nullptr) {  // the quant ops (never in Gemma's style)
-        WithRowGrid<(kCache > 0)>(scope, grid, [&](auto row_grid) {
+        WithRowGrid<kCache, kShape.whole_sm_rows>(scope, grid, block, [&](auto row_grid) {
           constexpr RowGrid kGrid = decltype(row_grid)::value;
           LaunchDependent(scope,
                           RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, uint8_t, kGrid>,
@@ -642,7 +673,7 @@ void LaunchRMSNorm(const NormArgs& args) {
         });
         return;
       }
-      WithRowGrid<(kCache > 0)>(scope, grid, [&](auto row_grid) {
+      WithRowGrid<kCache, kShape.whole_sm_rows>(scope, grid, block, [&](auto row_grid) {
         constexpr RowGrid kGrid = decltype(row_grid)::value;
         const auto kernel =
             args.gemma ? RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, true, T, kGrid>
@@ -650,7 +681,7 @@ void LaunchRMSNorm(const NormArgs& args) {
         LaunchDependent(scope, kernel, grid, block, RowsOf<T, W, T>(args));
       });
     };
-    LaunchRows<T, W>(args, scope, kRMSNormShape, launch);
+    LaunchRows<T, W>(args, scope, kShape, launch);
   });
   CheckLaunch();
 }
@@ -670,7 +701,7 @@ void LayerNorm(const NormArgs& args) {
       using O = typename decltype(o_tag)::type;
       const auto launch = [&](auto lanes, auto cache, dim3 grid, dim3 block) {
         constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
-        WithRowGrid<(kCache > 0)>(scope, grid, [&](auto row_grid) {
+        WithRowGrid<kCache, kLayerNormShape.whole_sm_rows>(scope, grid, block, [&](auto row_grid) {
           constexpr RowGrid kGrid = decltype(row_grid)::value;
           LaunchDependent(scope, LayerNormKernel<T, W, kLanes, kCache, O, kGrid>, grid, block,
                           RowsOf<T, W, O>(args));
