@@ -111,9 +111,13 @@ __device__ __forceinline__ C ClampToE4M3(C v) {
 // finite values beyond 448 and infinities saturated to +-448, so it is the
 // clamp too) instead of ~15 integer instructions a lane. Its bits are
 // F32ToE4M3Bits' of the clamped value except for NaN, which it gives as 0x7f
-// whatever the sign where torch keeps the sign: OR-ing in every input's
-// sign bit fixes that and changes nothing else (every other output already
-// carries its input's sign, -0 and values rounding to -0 included).
+// whatever the sign, where torch keeps the sign. A NaN quotient comes from
+// arithmetic, whose NaN sign is not specified (docs/norm.md), so its sign is
+// not restored: OR-ing in every lane's sign bit cost the issue-bound quant
+// kernels 3 instructions a value (H100, graph replay, against keeping it:
+// layernorm_quant bfloat16 16384x4096 96.6 us against 101.5, rmsnorm_quant
+// 76.6 / 79.4, float32 119.3 / 123.2; benchmarks/results/
+// h100-2026-11-26-stop28, run 2).
 template <class O, int kLanes, class C>
 __device__ __forceinline__ Pack<O, kLanes> StoreOutputs(const C (&y)[kLanes],
                                                           const QuantScale<C>& scale) {
@@ -128,11 +132,8 @@ __device__ __forceinline__ Pack<O, kLanes> StoreOutputs(const C (&y)[kLanes],
       for (int i = 0; i < kLanes; i += 2) {
         const uint32_t bits =
             __nv_cvt_float2_to_fp8x2(make_float2(q[i], q[i + 1]), __NV_SATFINITE, __NV_E4M3);
-        const uint32_t signs = ((__float_as_uint(q[i]) >> 24) & 0x80u) |
-                               ((__float_as_uint(q[i + 1]) >> 16) & 0x8000u);
-        const uint32_t pair = bits | signs;
-        o.lane[i] = static_cast<uint8_t>(pair);
-        o.lane[i + 1] = static_cast<uint8_t>(pair >> 8);
+        o.lane[i] = static_cast<uint8_t>(bits);
+        o.lane[i + 1] = static_cast<uint8_t>(bits >> 8);
       }
       return o;
     }
