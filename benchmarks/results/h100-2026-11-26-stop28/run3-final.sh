@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Device run 3 of stop 28 (the final tree): installed with pip as a user
+# would; A/B of the whole-array reductions against HEAD's reduce.cu (A,
+# ab-base/, built with meson) now that the batch loop is not unrolled (32
+# registers, no spills); the changed ops against their peers; every
+# CUDA/GPU/CuPy/JAX test; memcheck and racecheck over the norm tests'
+# whole-SM rows and the reduction tests.
+# Usage on the device: bash <this> (carry .gpu-carry).
+set -uo pipefail
+R=$(pwd)
+source .gpu-carry/setup.sh > /dev/null || exit 1
+export HETKERN_BENCH_FLASHINFER="$R/.gpu-carry/peers"
+export PATH="$(python3 -c 'import sys, os; print(os.path.dirname(sys.executable))'):$PATH"
+W=/tmp/work; mkdir -p $W
+t0=$(date +%s)
+rm -rf /tmp/base /tmp/bA && cp -r "$R" /tmp/base && cp -r "$R"/ab-base/src/. /tmp/base/src/ && rm -rf /tmp/base/ab-base
+(python3 -m pip install -q --no-build-isolation --no-deps -Csetup-args=-Dgpu_archs=90 . > $W/build.log 2>&1; echo "B (pip): $?") &
+(cd /tmp/base && meson setup /tmp/bA -Dgpu_archs=90 --buildtype=release > $W/setupA.log 2>&1 && ninja -C /tmp/bA > $W/buildA.log 2>&1; echo "A: $?") &
+wait
+echo "build $(( $(date +%s)-t0 )) s"
+cd /tmp
+python3 -m hetkern > $OUT/info.txt; head -3 $OUT/info.txt
+B_LIB=$(python3 -c "import hetkern._lib as l; print(l.library_path())" 2>/dev/null || true)
+probe() {  # library (A, or B: the installed package), args...
+  local lib=$1; shift
+  if [ $lib = A ]; then
+    HETKERN_LIBRARY=/tmp/bA/src/libhetkern.so PYTHONPATH="$R/python" python3 "$R/benchmarks/graph_probe.py" "$@" 2>&1 | sed "s/^/$lib /"
+  else
+    python3 "$R/benchmarks/graph_probe.py" "$@" 2>&1 | sed "s/^/$lib /"
+  fi
+}
+for lib in A B A B; do
+  probe $lib --dtype bfloat16 --ops sum,max,norm,dot --shapes 1x16777216,1x67108864
+  probe $lib --dtype float32 --ops sum,max,norm,dot --shapes 1x16777216,1x67108864
+done > $OUT/ab-reduce.txt
+echo "probe $(( $(date +%s)-t0 )) s"
+{
+  probe B --dtype float32 --ops layernorm,rmsnorm,gemma_rmsnorm,layernorm_quant,rmsnorm_quant --shapes 4096x16384,16384x4096
+  probe B --dtype bfloat16 --ops layernorm_quant,rmsnorm_quant,fused_add_rmsnorm_quant
+  probe B --dtype bfloat16 --ops max,sum --shapes 1x67108864 --compile
+} > $OUT/final-probe.txt
+echo "final probe $(( $(date +%s)-t0 )) s"
+OMP_WAIT_POLICY=PASSIVE python3 -m pytest -q -p no:cacheprovider -n 14 "$R/tests" -k "cuda or gpu or cupy or jax" 2>&1 | tail -4 > $OUT/cuda-pytest.txt
+cat $OUT/cuda-pytest.txt
+echo "cuda tests $(( $(date +%s)-t0 )) s"
+for tool in memcheck racecheck; do
+  timeout 110 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+    python3 -m pytest -q -p no:cacheprovider "$R/tests/test_norm.py" "$R/tests/test_norm_quant.py" "$R/tests/test_reduce.py" \
+    -k "(cuda_matches_reference and float32) or (cuda and (8196 or 32768)) or cuda_matches_torch or cuda_huge" \
+    > "$W/sanitizer-$tool.log" 2>&1
+  echo "$tool: exit $? ; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|passed|failed' "$W/sanitizer-$tool.log" | tr '\n' ' ')" | tee -a $OUT/sanitizers.txt
+done
+echo "total $(( $(date +%s)-t0 )) s"
