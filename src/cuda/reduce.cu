@@ -8,6 +8,8 @@
 // leaves a partial in the caller's scratch and a second kernel combines a
 // row's partials in a fixed order. The path and the order depend only on the
 // shape: results are identical run to run and on any GPU, with no atomics.
+// A whole array's max, whose bits do not depend on the order, is split by
+// the SM count instead (ReduceGridStrideKernel).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
