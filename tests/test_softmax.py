@@ -455,6 +455,31 @@ def test_cuda_dominating_max(dtype):
     check_dominating_max(dtype, "cuda")
 
 
+# Row maxima where 16-bit softmax on CUDA folds the shift into exp's
+# multiply-add (|max| <= 2^20) and where it cannot (beyond, up to bfloat16's
+# largest values): each row is offset + randn * spread, the spread 4 or 2
+# ulps of the offset where that is more (none overflowing).
+FAR_OFFSETS = [0.0, 1000.0, -1000.0, 6.0e4, 2.0**19, -(2.0**20), 2.0**20 + 2.0**13, 1e30, -1e30, 2e38]
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=requires_cuda)])
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float32], ids=str)
+def test_rows_far_from_zero(dtype, op, device):
+    """Rows with every offset in one call, so that rows of one block (short
+    rows) or one warp take different ways; each row kernel: several rows a
+    warp (7), a block a row (300, 5000), registers and shared memory (300 x
+    32000), a cluster a row (9 x 40000)."""
+    ours, theirs = op
+    offsets = [o for o in FAR_OFFSETS if abs(o) <= torch.finfo(dtype).max]
+    for rows, length in [(37, 7), (20, 300), (20, 5000), (300, 32000), (9, 40000)]:
+        g = torch.Generator().manual_seed(rows + length)
+        offset = torch.tensor(offsets, dtype=torch.float64).repeat(rows // len(offsets) + 1)[:rows, None]
+        spread = (2 * torch.finfo(dtype).eps * offset.abs()).clamp(min=4.0)  # >= 2 ulps of the offset
+        x = (offset + torch.randn(rows, length, generator=g, dtype=torch.float64) * spread).to(dtype)
+        check(ours(x.to(device)), x, theirs)
+
+
 @requires_cuda
 @pytest.mark.parametrize("length", [33, 1024, 5000])
 def test_cuda_misaligned_out_relative_to_x(length):

@@ -85,10 +85,48 @@ struct RowExp {
       return Exp(t);
     }
   }
-
-  // The terms of a row's sum.
-  __device__ static __forceinline__ C Term(C t, bool log) { return log ? Plain(t) : Scaled(t); }
 };
+
+// softmax's terms of one row, exp(v - shift) as RowExp::Scaled gives them,
+// from v. 16-bit rows fold the shift into the exponent's multiply-add:
+// 2^(v log2e + (32 - shift log2e)), one FMA and one ex2 a value where
+// v - shift took an add more (the kernels issue ~11 instructions a value, so
+// this is a tenth of them). The constant's rounding error d is the same for
+// every term of the row, so all of them, and their sum, carry the same
+// factor 2^d, which cancels in term / sum; the rest of each term's error is
+// Scaled's (one rounding of the argument, v log2e being exact in the FMA).
+// |shift| <= 2^20 keeps |d| <= 1/16, so the ftz and overflow margins of the
+// 2^32 factor hold; other rows (huge or infinite maxima) take v - shift.
+template <class T>
+struct ShiftedTerm {
+  typename CudaTypes<T>::Compute shift;
+  __device__ __forceinline__ auto operator()(typename CudaTypes<T>::Compute v) const {
+    return RowExp<T>::Scaled(v - shift);
+  }
+};
+
+struct FoldedTerm {
+  float bias;  // 32 - shift log2e
+  __device__ __forceinline__ float operator()(float v) const {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fmaf(v, 1.4426950408889634f, bias)));
+    return r;
+  }
+};
+
+// Calls pass(term) with the row's softmax term (a function of v). Rows with
+// several rows per block may take different branches: pass must not hold a
+// barrier.
+template <class T, class Pass>
+__device__ __forceinline__ void WithSoftmaxTerm(typename CudaTypes<T>::Compute shift, Pass&& pass) {
+  if constexpr (RowExp<T>::kFast) {
+    if (fabsf(shift) <= 1048576.0f) {
+      pass(FoldedTerm{fmaf(-shift, 1.4426950408889634f, 32.0f)});
+      return;
+    }
+  }
+  pass(ShiftedTerm<T>{shift});
+}
 
 template <class C>
 __device__ __forceinline__ C NegInf() {
@@ -321,23 +359,30 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
     // Per pack, then over the thread's packs: at most kVec-term float chains.
     C exps[kKeepExps ? kPacks : 1][kVec];
     ExpSum<C> sum{C(0), C(0)};
+    const auto sum_pass = [&](const auto& term) {
 #pragma unroll
-    for (int s = 0; s < kPacks; ++s) {
-      ExpSum<C> pack_sum{C(0), C(0)};
+      for (int s = 0; s < kPacks; ++s) {
+        ExpSum<C> pack_sum{C(0), C(0)};
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) {
-        const C v = Types::Load(cache[s].lane[k]);
-        const C e = RowExp<T>::Term(v - shift, kLog);
-        if constexpr (kKeepExps) exps[s][k] = e;
-        // log_softmax needs the sum as ones + rest (see ExpSum); v - max is
-        // NaN, not 0, for v == max == +-inf: such terms stay in rest.
-        if (kLog && v - max == C(0)) {
-          pack_sum.ones += C(1);
-        } else {
-          pack_sum.rest += e;
+        for (int k = 0; k < kVec; ++k) {
+          const C v = Types::Load(cache[s].lane[k]);
+          const C e = kLog ? RowExp<T>::Plain(v - shift) : term(v);
+          if constexpr (kKeepExps) exps[s][k] = e;
+          // log_softmax needs the sum as ones + rest (see ExpSum); v - max is
+          // NaN, not 0, for v == max == +-inf: such terms stay in rest.
+          if (kLog && v - max == C(0)) {
+            pack_sum.ones += C(1);
+          } else {
+            pack_sum.rest += e;
+          }
         }
+        sum = sum + pack_sum;
       }
-      sum = sum + pack_sum;
+    };
+    if constexpr (kLog) {
+      sum_pass(ShiftedTerm<T>{shift});  // log_softmax's terms: Plain, above
+    } else {
+      WithSoftmaxTerm<T>(shift, sum_pass);
     }
     if constexpr (kLog) {
       C sums[2] = {sum.ones, sum.rest};
@@ -355,26 +400,33 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
     const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.rest;
     if (!valid) continue;
     P* outr = reinterpret_cast<P*>(out + row * out_stride);
+    const auto store_pass = [&](const auto& term) {
 #pragma unroll
-    for (int s = 0; s < kPacks; ++s) {
-      const int64_t p = int64_t{s} * kGroup + lane;
-      if (p < packs) {
-        P pack;
+      for (int s = 0; s < kPacks; ++s) {
+        const int64_t p = int64_t{s} * kGroup + lane;
+        if (p < packs) {
+          P pack;
 #pragma unroll
-        for (int k = 0; k < kVec; ++k) {
-          const C v = Types::Load(cache[s].lane[k]);
-          C y;
-          if constexpr (kLog) {
-            y = (v - max) - scale;
-          } else if constexpr (kKeepExps) {
-            y = exps[s][k] * scale;
-          } else {
-            y = RowExp<T>::Scaled(v - shift) * scale;
+          for (int k = 0; k < kVec; ++k) {
+            const C v = Types::Load(cache[s].lane[k]);
+            C y;
+            if constexpr (kLog) {
+              y = (v - max) - scale;
+            } else if constexpr (kKeepExps) {
+              y = exps[s][k] * scale;
+            } else {
+              y = term(v) * scale;
+            }
+            pack.lane[k] = Types::Store(y);
           }
-          pack.lane[k] = Types::Store(y);
+          outr[p] = pack;
         }
-        outr[p] = pack;
       }
+    };
+    if constexpr (kLog || kKeepExps) {
+      store_pass(ShiftedTerm<T>{shift});  // no exps left to take
+    } else {
+      WithSoftmaxTerm<T>(shift, store_pass);
     }
   }
 }
@@ -508,22 +560,29 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
     const C max = maxes[0];
     const C shift = max == NegInf<C>() ? C(0) : max;  // as in RegisterRowsKernel
     ExpSum<C> sum{C(0), C(0)};
-    const auto sum_of = [&](const P& pack) {
-      ExpSum<C> pack_sum{C(0), C(0)};
+    const auto sum_pass = [&](const auto& term) {
+      const auto sum_of = [&](const P& pack) {
+        ExpSum<C> pack_sum{C(0), C(0)};
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) {
-        const C v = Types::Load(pack.lane[k]);
-        if (kLog && v - max == C(0)) {
-          pack_sum.ones += C(1);
-        } else {
-          pack_sum.rest += RowExp<T>::Term(v - shift, kLog);
+        for (int k = 0; k < kVec; ++k) {
+          const C v = Types::Load(pack.lane[k]);
+          if (kLog && v - max == C(0)) {
+            pack_sum.ones += C(1);
+          } else {
+            pack_sum.rest += kLog ? RowExp<T>::Plain(v - shift) : term(v);
+          }
         }
-      }
-      sum = sum + pack_sum;
-    };
+        sum = sum + pack_sum;
+      };
 #pragma unroll
-    for (int s = 0; s < kSharedRowRegPacks; ++s) sum_of(cache[s]);
-    for (int s = 0; s < shared_slots; ++s) sum_of(slots[pack_index(s)]);
+      for (int s = 0; s < kSharedRowRegPacks; ++s) sum_of(cache[s]);
+      for (int s = 0; s < shared_slots; ++s) sum_of(slots[pack_index(s)]);
+    };
+    if constexpr (kLog) {
+      sum_pass(ShiftedTerm<T>{shift});  // log_softmax's terms: Plain, above
+    } else {
+      WithSoftmaxTerm<T>(shift, sum_pass);
+    }
     if constexpr (kLog) {
       C sums[2] = {sum.ones, sum.rest};
       GroupReduce<kThreads>(sums, scratch, sum_op);
@@ -535,29 +594,36 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
     }
     const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.rest;
     P* outr = reinterpret_cast<P*>(out + row * out_stride);
-    const auto store = [&](const P& in, int64_t p) {
-      if (p >= packs) return;
-      P pack;
-#pragma unroll
-      for (int k = 0; k < kVec; ++k) {
-        const C v = Types::Load(in.lane[k]);
-        pack.lane[k] = Types::Store(kLog ? (v - max) - scale : RowExp<T>::Scaled(v - shift) * scale);
-      }
-      outr[p] = pack;
-    };
     // Each register or slot is refilled only after its values are stored
     // (the store consumes them; a thread's own slots need no barrier). The
     // next row is this block's only: no other block writes it, also in place.
     const int64_t next = row + gridDim.x;
     const P* xn = row_of(next < rows ? next : row);
+    const auto store_pass = [&](const auto& term) {
+      const auto store = [&](const P& in, int64_t p) {
+        if (p >= packs) return;
+        P pack;
 #pragma unroll
-    for (int s = 0; s < kSharedRowRegPacks; ++s) {
-      store(cache[s], pack_index(s));
-      if (next < rows) cache[s] = load_register(xn, s);
-    }
-    for (int s = 0; s < shared_slots; ++s) {
-      store(slots[pack_index(s)], pack_index(kSharedRowRegPacks + s));
-      if (next < rows) load_slot(xn, s);
+        for (int k = 0; k < kVec; ++k) {
+          const C v = Types::Load(in.lane[k]);
+          pack.lane[k] = Types::Store(kLog ? (v - max) - scale : term(v) * scale);
+        }
+        outr[p] = pack;
+      };
+#pragma unroll
+      for (int s = 0; s < kSharedRowRegPacks; ++s) {
+        store(cache[s], pack_index(s));
+        if (next < rows) cache[s] = load_register(xn, s);
+      }
+      for (int s = 0; s < shared_slots; ++s) {
+        store(slots[pack_index(s)], pack_index(kSharedRowRegPacks + s));
+        if (next < rows) load_slot(xn, s);
+      }
+    };
+    if constexpr (kLog) {
+      store_pass(ShiftedTerm<T>{shift});  // log_softmax takes no exps here
+    } else {
+      WithSoftmaxTerm<T>(shift, store_pass);
     }
     __pipeline_commit();
   }
@@ -780,7 +846,7 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
         if (kLog && v - max == C(0)) {  // NaN, not 0, for v == max == +-inf
           pack_sum.ones += C(1);
         } else {
-          pack_sum.rest += RowExp<T>::Term(v - shift, kLog);
+          pack_sum.rest += kLog ? RowExp<T>::Plain(v - shift) : RowExp<T>::Scaled(v - shift);
         }
       }
       ones += pack_sum.ones;
