@@ -255,6 +255,23 @@ __device__ __forceinline__ C SoftmaxValue(C v, C max, C sum_or_log_sum, bool log
   return log ? (v - max) - sum_or_log_sum : ExpShifted(v, max) / sum_or_log_sum;
 }
 
+// v = load ? *src : neg_inf. 16-bit rows load into registers preset to -inf
+// (LoadIf): the lane merge (PRMT) the compiler otherwise schedules right
+// after each load made it wait for one load before issuing the next (Nsight
+// Compute, bfloat16: 1024x16384 issued its 4th load after the 1st returned,
+// 4096x32000 each of the next row's 5 register packs after the previous).
+// Wider types keep the select: with LoadIf their 64-register kernels spill.
+template <class T, int kVec>
+__device__ __forceinline__ void LoadOrNegInf(bool load, const Pack<T, kVec>* src,
+                                             const Pack<T, kVec>& neg_inf, Pack<T, kVec>& v) {
+  if constexpr (sizeof(T) == 2) {
+    v = neg_inf;
+    LoadIf(load, src, v);
+  } else {
+    v = load ? *src : neg_inf;
+  }
+}
+
 // ---- Rows in registers: kGroup threads per row, up to kPacks packs each ----
 
 // Threads per block: one row of kGroup threads, or several short rows.
@@ -344,7 +361,7 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
       const int64_t p = int64_t{s} * kGroup + lane;
-      cache[s] = valid && p < packs ? xr[p] : neg_inf;
+      LoadOrNegInf(valid && p < packs, xr + p, neg_inf, cache[s]);
     }
     PackMax<T, kVec> thread_max;
 #pragma unroll
@@ -524,9 +541,18 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
   const auto sum_op = [](C a, C b) { return a + b; };
   const auto pack_index = [&](int slot) { return int64_t{slot} * kThreads + lane; };
   const auto row_of = [&](int64_t row) { return reinterpret_cast<const P*>(x + row * x_stride); };
+  // This thread's s-th slot, read whole (one 16-byte load): read lane by
+  // lane, as the compiler did from a reference, it took eight 2-byte loads.
+  static_assert(sizeof(P) == 16);
+  const auto slot_pack = [&](int s) {
+    P v;
+    *reinterpret_cast<uint4*>(&v) = *reinterpret_cast<const uint4*>(&slots[pack_index(s)]);
+    return v;
+  };
   // The loads of a row's s-th register pack and s-th shared slot.
+  P cache[kSharedRowRegPacks];
   const auto load_register = [&](const P* xr, int s) {
-    return pack_index(s) < packs ? xr[pack_index(s)] : neg_inf;
+    LoadOrNegInf(pack_index(s) < packs, xr + pack_index(s), neg_inf, cache[s]);
   };
   const auto load_slot = [&](const P* xr, int s) {
     const int64_t p = pack_index(kSharedRowRegPacks + s);
@@ -540,21 +566,20 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
   // The block's first row is loaded here; each next one while the current
   // one is written, into the registers and slots just written out, so that
   // an SM holding one row (128256 values) keeps reading while it computes.
-  P cache[kSharedRowRegPacks];
   int64_t row = blockIdx.x;
   if (row < rows) {
     const P* xr = row_of(row);
     for (int s = 0; s < shared_slots; ++s) load_slot(xr, s);
     __pipeline_commit();
 #pragma unroll
-    for (int s = 0; s < kSharedRowRegPacks; ++s) cache[s] = load_register(xr, s);
+    for (int s = 0; s < kSharedRowRegPacks; ++s) load_register(xr, s);
   }
   for (; row < rows; row += gridDim.x) {
     PackMax<T, kVec> thread_max;
 #pragma unroll
     for (int s = 0; s < kSharedRowRegPacks; ++s) thread_max.Add(cache[s]);
     __pipeline_wait_prior(0);
-    for (int s = 0; s < shared_slots; ++s) thread_max.Add(slots[pack_index(s)]);
+    for (int s = 0; s < shared_slots; ++s) thread_max.Add(slot_pack(s));
     C maxes[1] = {thread_max.Get()};
     GroupReduce<kThreads>(maxes, scratch, fmax_op);
     const C max = maxes[0];
@@ -576,7 +601,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
       };
 #pragma unroll
       for (int s = 0; s < kSharedRowRegPacks; ++s) sum_of(cache[s]);
-      for (int s = 0; s < shared_slots; ++s) sum_of(slots[pack_index(s)]);
+      for (int s = 0; s < shared_slots; ++s) sum_of(slot_pack(s));
     };
     if constexpr (kLog) {
       sum_pass(ShiftedTerm<T>{shift});  // log_softmax's terms: Plain, above
@@ -613,10 +638,10 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
 #pragma unroll
       for (int s = 0; s < kSharedRowRegPacks; ++s) {
         store(cache[s], pack_index(s));
-        if (next < rows) cache[s] = load_register(xn, s);
+        if (next < rows) load_register(xn, s);
       }
       for (int s = 0; s < shared_slots; ++s) {
-        store(slots[pack_index(s)], pack_index(kSharedRowRegPacks + s));
+        store(slot_pack(s), pack_index(kSharedRowRegPacks + s));
         if (next < rows) load_slot(xn, s);
       }
     };
@@ -817,7 +842,7 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
       const int64_t p = first_pack + s * kThreads;
-      cache[s] = p < packs ? xr[p] : neg_inf;
+      LoadOrNegInf(p < packs, xr + p, neg_inf, cache[s]);
     }
     // The compiler would keep every converted value from one pass to the
     // next (spilling at 12 16-bit packs); an empty asm "changing" the packs
