@@ -842,7 +842,10 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
       const int64_t p = first_pack + s * kThreads;
-      LoadOrNegInf(p < packs, xr + p, neg_inf, cache[s]);
+      // The select, not LoadOrNegInf: with it this kernel's bfloat16
+      // log_softmax 1x128256 took 6.45 -> 7.0 us and softmax at 1-64 rows
+      // gained at most 1.5 % (benchmarks/results/h100-2026-11-26-stop29, run 5).
+      cache[s] = p < packs ? xr[p] : neg_inf;
     }
     // The compiler would keep every converted value from one pass to the
     // next (spilling at 12 16-bit packs); an empty asm "changing" the packs
