@@ -54,6 +54,15 @@ __device__ __forceinline__ double Log1p(double v) { return log1p(v); }
 // ulp of 2^-9 (bfloat16) or 2^-12 (float16) when it is rounded:
 // docs/softmax.md's 1 ulp holds. float32 and float64 keep expf/exp (their
 // bound is in their own eps).
+constexpr float kLog2e = 1.4426950408889634f;
+
+// 2^a on the MUFU unit (about 2 ulp; 0 below float's normal range).
+__device__ __forceinline__ float Exp2Ftz(float a) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
+  return r;
+}
+
 template <class T>
 struct RowExp {
   using C = typename CudaTypes<T>::Compute;
@@ -66,9 +75,7 @@ struct RowExp {
   // results correctly.
   __device__ static __forceinline__ C Scaled(C t) {
     if constexpr (kFast) {
-      float r;
-      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fmaf(t, 1.4426950408889634f, 32.0f)));
-      return r;
+      return Exp2Ftz(fmaf(t, kLog2e, 32.0f));
     } else {
       return Exp(t);
     }
@@ -78,9 +85,7 @@ struct RowExp {
   // summed to a sum >= 1 (the max's term is 1) to which those add nothing.
   __device__ static __forceinline__ C Plain(C t) {
     if constexpr (kFast) {
-      float r;
-      asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(t * 1.4426950408889634f));
-      return r;
+      return Exp2Ftz(t * kLog2e);
     } else {
       return Exp(t);
     }
@@ -107,21 +112,16 @@ struct ShiftedTerm {
 
 struct FoldedTerm {
   float bias;  // 32 - shift log2e
-  __device__ __forceinline__ float operator()(float v) const {
-    float r;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fmaf(v, 1.4426950408889634f, bias)));
-    return r;
-  }
+  __device__ __forceinline__ float operator()(float v) const { return Exp2Ftz(fmaf(v, kLog2e, bias)); }
 };
 
-// Calls pass(term) with the row's softmax term (a function of v). Rows with
-// several rows per block may take different branches: pass must not hold a
-// barrier.
+// Calls pass(term) with the row's softmax term (a function of v). The rows
+// of one block may take different branches: pass must hold no barrier.
 template <class T, class Pass>
 __device__ __forceinline__ void WithSoftmaxTerm(typename CudaTypes<T>::Compute shift, Pass&& pass) {
   if constexpr (RowExp<T>::kFast) {
     if (fabsf(shift) <= 1048576.0f) {
-      pass(FoldedTerm{fmaf(-shift, 1.4426950408889634f, 32.0f)});
+      pass(FoldedTerm{fmaf(-shift, kLog2e, 32.0f)});
       return;
     }
   }
