@@ -29,23 +29,14 @@ struct alignas(sizeof(T) * kLanes) Pack {
 // returned). `volatile` keeps the loads in program order, ahead of their uses.
 template <class T, int kLanes>
 __device__ __forceinline__ void LoadIf(bool load, const Pack<T, kLanes>* src, Pack<T, kLanes>& v) {
-  static_assert(sizeof(v) == 16 || sizeof(v) == 8 || sizeof(v) == 4 || sizeof(v) == 2);
+  // The packs of 16-bit rows: 8 lanes (16 bytes) or 1 (2 bytes).
+  static_assert(sizeof(v) == 16 || sizeof(v) == 2);
   if constexpr (sizeof(v) == 16) {
     auto* w = reinterpret_cast<uint32_t*>(&v);
     asm volatile(
         "{.reg .pred p; setp.ne.b32 p, %5, 0; @p ld.global.v4.u32 {%0, %1, %2, %3}, [%4];}"
         : "+r"(w[0]), "+r"(w[1]), "+r"(w[2]), "+r"(w[3])
         : "l"(src), "r"(int{load}));
-  } else if constexpr (sizeof(v) == 8) {
-    auto* w = reinterpret_cast<uint32_t*>(&v);
-    asm volatile("{.reg .pred p; setp.ne.b32 p, %3, 0; @p ld.global.v2.u32 {%0, %1}, [%2];}"
-                 : "+r"(w[0]), "+r"(w[1])
-                 : "l"(src), "r"(int{load}));
-  } else if constexpr (sizeof(v) == 4) {
-    auto* w = reinterpret_cast<uint32_t*>(&v);
-    asm volatile("{.reg .pred p; setp.ne.b32 p, %2, 0; @p ld.global.u32 %0, [%1];}"
-                 : "+r"(w[0])
-                 : "l"(src), "r"(int{load}));
   } else {
     auto* w = reinterpret_cast<uint16_t*>(&v);
     asm volatile("{.reg .pred p; setp.ne.b32 p, %2, 0; @p ld.global.u16 %0, [%1];}"
