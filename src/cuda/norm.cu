@@ -15,12 +15,13 @@
 // those registers on more resident rows instead (ParamCache). One block
 // takes one row tile (RowGrid). Reductions: each thread sums
 // its packs in order, then a warp butterfly (every lane ends with the same
-// bits), then the per-warp partials by a butterfly over one shared-memory
-// exchange (one barrier per reduction); deterministic for a given launch
-// shape. Kernels are launched as programmatic dependent launches
+// bits), then the per-warp partials in the butterfly's order, each thread
+// reading them all from shared memory (one barrier per reduction);
+// deterministic for a given launch shape. Kernels are launched as programmatic dependent launches
 // (common.cuh).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include <cuda_fp8.h>
@@ -156,38 +157,53 @@ __device__ __forceinline__ C WarpSum(C v) {
   return v;
 }
 
+// WarpSum of lanes holding partials[0..n) and zeros above (n <= kSlots <=
+// 32), computed by every thread from shared memory: the butterfly's tree (at
+// offset o, slot i takes slot i + o) evaluated directly, so that the sum
+// waits on one round of shared loads instead of five dependent shuffles. The
+// butterfly's levels above kSlots add zeros to the leaves, which only turns
+// -0 into +0; the final + 0 does the same (a sum is -0 only if every term
+// is), so the bits are WarpSum's.
+template <int kSlots, class C>
+__device__ __forceinline__ C SumPartials(const C* partials, int n) {
+  C v[kSlots];
+#pragma unroll
+  for (int i = 0; i < kSlots; ++i) v[i] = i < n ? partials[i] : C(0);
+#pragma unroll
+  for (int offset = kSlots / 2; offset > 0; offset /= 2) {
+#pragma unroll
+    for (int i = 0; i < offset; ++i) v[i] += v[i + offset];
+  }
+  return v[0] + C(0);
+}
+
 // Sum of v over the threads of this row group; every thread gets the same
 // bits. Called by all threads of the block (it may synchronise the block).
 // The per-warp partials go to buffer[turn], the two buffers used in turn:
 // one barrier per reduction suffices, since a buffer is written again only
 // after the next reduction's barrier, which every thread passes after
-// reading it.
-template <class C>
+// reading it. kDirect (decode calls: kDecodeForm, whose time is a chain of
+// latencies) sums up to 8 partials by SumPartials instead of a second
+// butterfly, the same bits (H100, bfloat16, graph replay, with
+// RegisterPacks' decode loads: rmsnorm 1x2048 1.52 -> 1.40 us, Liger 1.52;
+// layernorm 1x2048 1.81 -> 1.62; benchmarks/results/h100-2026-11-26-stop30).
+// Elsewhere its registers made kernels bounded to 32-40 of them spill.
+template <bool kDirect, class C>
 __device__ __forceinline__ C RowSum(C v, C (&buffer)[2][32], int& turn) {
   v = WarpSum(v);
   const int warps_per_row = blockDim.x / 32;
   if (warps_per_row == 1) return v;  // uniform over the block: no barrier needed
-  const int lane = threadIdx.x % 32;
   C* row_partials = buffer[turn] + threadIdx.y * warps_per_row;
   turn ^= 1;
-  if (lane == 0) row_partials[threadIdx.x / 32] = v;
+  if (threadIdx.x % 32 == 0) row_partials[threadIdx.x / 32] = v;
   __syncthreads();
-  return WarpSum(lane < warps_per_row ? row_partials[lane] : C(0));
-}
-
-// This thread's packs of a per-column parameter (weight, bias) in registers
-// (kCache > 0): loaded once, before the first row's reduction.
-template <int kCache, class P>
-__device__ __forceinline__ void LoadParamPacks(const P* param, int64_t packs,
-                                               P (&cache)[kCache > 0 ? kCache : 1]) {
-  if constexpr (kCache > 0) {
-    if (param == nullptr) return;
-#pragma unroll
-    for (int slot = 0; slot < kCache; ++slot) {
-      const int64_t p = threadIdx.x + int64_t{slot} * blockDim.x;
-      if (p < packs) cache[slot] = param[p];
-    }
+  if constexpr (kDirect) {  // branches uniform over the block, on the row shape
+    if (warps_per_row <= 2) return SumPartials<2>(row_partials, warps_per_row);
+    if (warps_per_row <= 4) return SumPartials<4>(row_partials, warps_per_row);
+    if (warps_per_row <= 8) return SumPartials<8>(row_partials, warps_per_row);
   }
+  const int lane = threadIdx.x % 32;
+  return WarpSum(lane < warps_per_row ? row_partials[lane] : C(0));
 }
 
 // fn(slot, p) for each pack p of this thread's share of a row of `packs`
@@ -205,6 +221,103 @@ __device__ __forceinline__ void ForThreadPacks(int64_t packs, Fn&& fn) {
     for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) fn(0, p);
   }
 }
+
+// Packs a thread keeps in registers (kSlots of them), loaded by Load. Two
+// ways, by the kind of call:
+// - kDecode (RowGrid::kOneBlockPerSm: a few rows, whose time is a chain of
+//   memory latencies): every slot is loaded (LoadSlots), unconditionally, by
+//   `asm volatile` in program order ("memory": not past the stores that
+//   follow), into raw 32-bit words whose lanes are split where used. Two
+//   things had made a thread wait for one load before issuing the next
+//   (SASS and stall samples of bfloat16 fused_add_rmsnorm 32-128x4096 and
+//   layernorm 1x4096: benchmarks/results/h100-2026-11-26-stop29 run 9,
+//   h100-2026-11-26-stop30 runs 1-3): a pack of 16-bit lanes loaded under a
+//   condition (`if (p < packs) cache[slot] = x[p]`) was split into a
+//   register per lane under the load's predicate, right after the load, so
+//   the weight's wait came before the row's loads; and plain loads of a
+//   thread's later slots were sunk into the branch that uses them, behind
+//   the first slot's wait.
+// - Otherwise (bandwidth-bound calls) plain loads of the slots inside the row
+//   (p < packs): the decode form cost fused_add_rmsnorm 4096x16384 2.7 %
+//   (186.5 -> 191.3 us, Liger 181.7; run 3).
+template <class P, int kSlots, bool kDecode>
+class RegisterPacks {
+ public:
+  __device__ __forceinline__ void Load(int slot, const P* src) {
+    if constexpr (kDecode) {
+      static_assert(sizeof(P) % 16 == 0, "cached packs are 16 or 32 bytes");
+      auto* w = reinterpret_cast<uint32_t*>(&words_[slot]);
+      const auto* from = reinterpret_cast<const char*>(src);
+#pragma unroll
+      for (int i = 0; i < int{sizeof(P) / 16}; ++i) {
+        asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(w[4 * i]), "=r"(w[4 * i + 1]), "=r"(w[4 * i + 2]), "=r"(w[4 * i + 3])
+                     : "l"(from + 16 * i)
+                     : "memory");
+      }
+    } else {
+      words_[slot] = *src;
+    }
+  }
+  __device__ __forceinline__ void Set(int slot, const P& v) { memcpy(&words_[slot], &v, sizeof v); }
+  __device__ __forceinline__ P operator[](int slot) const {
+    P v;
+    memcpy(&v, &words_[slot], sizeof v);
+    return v;
+  }
+
+ private:
+  using Words = std::conditional_t<kDecode, Pack<uint32_t, sizeof(P) / 4>, P>;
+  Words words_[kSlots];
+};
+
+// fn(slot, p) for the slots a thread loads into registers: with kDecode
+// every slot, p clamped to the row's last pack (RegisterPacks: no
+// conditional loads; the passes over the row, ForThreadPacks, skip such
+// slots), else those with p < packs.
+template <int kCache, bool kDecode, class Fn>
+__device__ __forceinline__ void LoadSlots(int64_t packs, Fn&& fn) {
+  if constexpr (kDecode) {
+#pragma unroll
+    for (int slot = 0; slot < kCache; ++slot) {
+      const int64_t p = threadIdx.x + int64_t{slot} * blockDim.x;
+      fn(slot, p < packs ? p : packs - 1);
+    }
+  } else {
+    ForThreadPacks<kCache>(packs, fn);
+  }
+}
+
+// This thread's packs of a per-column parameter (weight, bias): with kCache
+// > 0 in registers, loaded with the row's so that their memory latency
+// overlaps the row's (decode calls: after the row's, run 4 of
+// h100-2026-11-26-stop30: before them, fused_add_rmsnorm 1x4096 took 2.09
+// us against 1.81, layernorm 2.05 / 1.89; large calls: before, as run 3
+// measured); else read from memory where used.
+template <int kCache, class P, bool kDecode>
+class ParamPacks {
+ public:
+  __device__ explicit ParamPacks(const void* param) : param_(static_cast<const P*>(param)) {}
+  __device__ __forceinline__ void Load(int64_t packs) {
+    if constexpr (kCache > 0) {
+      if (param_ == nullptr) return;
+      LoadSlots<kCache, kDecode>(packs,
+                                 [&](int slot, int64_t p) { cache_.Load(slot, param_ + p); });
+    }
+  }
+  // Pack p, this thread's `slot`; the parameter must not be null.
+  __device__ __forceinline__ P Get(int slot, int64_t p) const {
+    if constexpr (kCache > 0) {
+      return cache_[slot];
+    } else {
+      return param_[p];
+    }
+  }
+
+ private:
+  const P* param_;
+  RegisterPacks<P, (kCache > 0 ? kCache : 1), kDecode> cache_;
+};
 
 // Where a launch's blocks sit, which picks the kernel's instantiation (the
 // same arithmetic in each: the same bits).
@@ -312,6 +425,16 @@ class RowQuantScale {
   QuantScale<C> first_;  // unused (and not computed) where kPerRow
 };
 
+// Whether a kernel takes the decode form of its register loads
+// (RegisterPacks) and of its reductions (RowSum): decode calls
+// (RowGrid::kOneBlockPerSm, launched only for rows kept in registers) of
+// the ops without fp8 output. The quant ops got slower with it, by the
+// direct sums alone too (H100, bfloat16, graph replay, µs: layernorm_quant
+// 1x4096 2.43 -> 2.58, fused_add_rmsnorm_quant 2.01 -> 2.13-2.19;
+// benchmarks/results/h100-2026-11-26-stop30, runs 5-6).
+template <RowGrid kGrid, int kCache, bool kQuant>
+constexpr bool kDecodeForm = kGrid == RowGrid::kOneBlockPerSm && kCache > 0 && !kQuant;
+
 // rmsnorm (kFusedAdd false) and fused_add_rmsnorm (true) with vLLM's
 // roundings: the fused sum is rounded to T before it feeds the variance, and
 // out = T(T(v * inv_rms) * weight); with kGemma, out = T(v * inv_rms * (1 +
@@ -333,32 +456,41 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
   constexpr bool kQuant = Rows<T, W, O>::kQuant;
   __shared__ C partials[2][32];
   int turn = 0;
+  // Decode calls (RegisterPacks, RowSum; WithRowGrid launches this grid only
+  // for rows kept in registers), but for the quant ops, which both made
+  // slower (kDecodeForm).
+  constexpr bool kDecode = kDecodeForm<kGrid, kCache, kQuant>;
   WaitForPriorGrids();
   AllowDependentGrids();
   const RowQuantScale<C, kGrid> quant_scale(kQuant ? *a.scale : 1.f);
   const int64_t packs = a.hidden / kLanes;
-  const auto* weight = reinterpret_cast<const PW*>(a.weight);
   constexpr int kParamCache =
       ParamCache<kCache, kGrid, GridBlocksPerSm<kCache, T, W, kGrid, !kFusedAdd>()>();
-  PW weight_cache[kParamCache > 0 ? kParamCache : 1];
-  LoadParamPacks<kParamCache>(weight, packs, weight_cache);
+  ParamPacks<kParamCache, PW, kDecode> weight(a.weight);
+  if constexpr (!kDecode) weight.Load(packs);  // decode calls: after the row's loads
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
     auto* residual = reinterpret_cast<P*>(a.residual + row * a.residual_stride);
     auto* out = reinterpret_cast<PO*>(a.out + row * a.out_stride);
-    P cache[kCache > 0 ? kCache : 1];
-    P residual_cache[kCache > 0 && kFusedAdd ? kCache : 1];
+    RegisterPacks<P, (kCache > 0 ? kCache : 1), kDecode> cache;
+    RegisterPacks<P, (kCache > 0 && kFusedAdd ? kCache : 1), kDecode> residual_cache;
     // All loads first: the compiler may not move a load of x above a store
     // to residual (they may alias), so loading slot by slot between the
-    // stores would chain one memory latency per slot.
+    // stores would chain one memory latency per slot. A decode thread past
+    // the last row loads that row (no conditional loads: RegisterPacks).
     if constexpr (kCache > 0) {
-      if (active) {
-        ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-          cache[slot] = x[p];
-          if constexpr (kFusedAdd) residual_cache[slot] = residual[p];
+      const int64_t load_row = kDecode && !active ? a.rows - 1 : row;
+      const auto* x_row = reinterpret_cast<const P*>(a.x + load_row * a.x_stride);
+      const auto* residual_row = reinterpret_cast<const P*>(
+          kFusedAdd ? a.residual + load_row * a.residual_stride : nullptr);
+      if (kDecode || active) {
+        LoadSlots<kCache, kDecode>(packs, [&](int slot, int64_t p) {
+          cache.Load(slot, x_row + p);
+          if constexpr (kFusedAdd) residual_cache.Load(slot, residual_row + p);
         });
       }
     }
+    if constexpr (kDecode) weight.Load(packs);
     // This thread's pack p of x in the first pass; in the second, of what
     // it normalises: x, or for the plain fused op the rounded sum the first
     // pass stored (in the cache, or in residual).
@@ -394,7 +526,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
               value[i] = Types::Load(v.lane[i]);
             }
             residual[p] = v;
-            if constexpr (kCache > 0) cache[slot] = v;
+            if constexpr (kCache > 0) cache.Set(slot, v);
           } else if constexpr (kCache > 0) {
             // The quant op stores T(sum) here too, while the row reduces:
             // stored with out after the reduction, 16384x8192 took 401 us
@@ -410,17 +542,12 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
         for (int i = 0; i < kLanes; ++i) sum_sq += value[i] * value[i];
       });
     }
-    const C inv_rms = C(1) / sqrt(a.PerElement(RowSum(sum_sq, partials, turn)) + a.eps);
+    const C inv_rms = C(1) / sqrt(a.PerElement(RowSum<kDecode>(sum_sq, partials, turn)) + a.eps);
     if (!active) return;
     const QuantScale<C> out_scale = quant_scale.ForRow();
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
       const P v = row_pack(slot, p, true);
-      PW w;
-      if constexpr (kParamCache > 0) {
-        w = weight_cache[slot];
-      } else {
-        w = weight[p];
-      }
+      const PW w = weight.Get(slot, p);
       C value[kLanes];  // the normalised input: x, or the fused sum
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) value[i] = Types::Load(v.lane[i]);
@@ -462,31 +589,30 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
   using PO = Pack<O, kLanes>;
   __shared__ C partials[2][32];
   int turn = 0;
+  // As in RMSNormKernel.
+  constexpr bool kDecode = kDecodeForm<kGrid, kCache, Rows<T, W, O>::kQuant>;
   WaitForPriorGrids();
   AllowDependentGrids();
   const RowQuantScale<C, kGrid> quant_scale(Rows<T, W, O>::kQuant ? *a.scale : 1.f);
   const int64_t packs = a.hidden / kLanes;
-  const auto* weight = reinterpret_cast<const PW*>(a.weight);
-  const auto* bias = reinterpret_cast<const PW*>(a.bias);
   constexpr int kParamCache =
       ParamCache<kCache, kGrid, GridBlocksPerSm<kCache, T, W, kGrid, true>()>();
-  PW weight_cache[kParamCache > 0 ? kParamCache : 1], bias_cache[kParamCache > 0 ? kParamCache : 1];
-  LoadParamPacks<kParamCache>(weight, packs, weight_cache);
-  LoadParamPacks<kParamCache>(bias, packs, bias_cache);
+  ParamPacks<kParamCache, PW, kDecode> weight(a.weight), bias(a.bias);
+  if constexpr (!kDecode) {  // decode calls: after the row's loads
+    weight.Load(packs);
+    bias.Load(packs);
+  }
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
     auto* out = reinterpret_cast<PO*>(a.out + row * a.out_stride);
-    P cache[kCache > 0 ? kCache : 1];
-    C sum = 0;
-    if (active) {
-      ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-        const P v = x[p];
-#pragma unroll
-        for (int i = 0; i < kLanes; ++i) sum += Types::Load(v.lane[i]);
-        if constexpr (kCache > 0) cache[slot] = v;
-      });
+    RegisterPacks<P, (kCache > 0 ? kCache : 1), kDecode> cache;
+    if constexpr (kDecode) {  // all loads first, as in RMSNormKernel; else with the sum below
+      const int64_t load_row = active ? row : a.rows - 1;
+      const auto* x_row = reinterpret_cast<const P*>(a.x + load_row * a.x_stride);
+      LoadSlots<kCache, kDecode>(packs, [&](int slot, int64_t p) { cache.Load(slot, x_row + p); });
+      weight.Load(packs);
+      bias.Load(packs);
     }
-    const C mean = a.PerElement(RowSum(sum, partials, turn));
     const auto row_pack = [&](int slot, int64_t p) {
       if constexpr (kCache > 0) {
         return cache[slot];
@@ -494,6 +620,16 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
         return x[p];
       }
     };
+    C sum = 0;
+    if (active) {
+      ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+        const P v = kDecode ? cache[slot] : x[p];
+#pragma unroll
+        for (int i = 0; i < kLanes; ++i) sum += Types::Load(v.lane[i]);
+        if constexpr (!kDecode && kCache > 0) cache.Set(slot, v);
+      });
+    }
+    const C mean = a.PerElement(RowSum<kDecode>(sum, partials, turn));
     C sum_sq_dev = 0;
     if (active) {
       ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
@@ -505,24 +641,19 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
         }
       });
     }
-    const C rstd = C(1) / sqrt(a.PerElement(RowSum(sum_sq_dev, partials, turn)) + a.eps);
+    const C rstd = C(1) / sqrt(a.PerElement(RowSum<kDecode>(sum_sq_dev, partials, turn)) + a.eps);
     if (!active) return;
     const QuantScale<C> out_scale = quant_scale.ForRow();
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
       const P v = row_pack(slot, p);
-      PW w, b;
-      if constexpr (kParamCache > 0) {
-        w = weight_cache[slot];
-        b = bias_cache[slot];
-      } else {
-        w = weight[p];
-        if (bias) b = bias[p];
-      }
+      const PW w = weight.Get(slot, p);
+      PW b;
+      if (a.bias) b = bias.Get(slot, p);
       C y[kLanes];
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) {
         const C scaled = (Types::Load(v.lane[i]) - mean) * rstd * ParamTypes::Load(w.lane[i]);
-        y[i] = bias ? scaled + ParamTypes::Load(b.lane[i]) : scaled;
+        y[i] = a.bias ? scaled + ParamTypes::Load(b.lane[i]) : scaled;
       }
       out[p] = StoreOutputs<O>(y, out_scale);
     });
