@@ -15,10 +15,10 @@
 // those registers on more resident rows instead (ParamCache). One block
 // takes one row tile (RowGrid). Reductions: each thread sums
 // its packs in order, then a warp butterfly (every lane ends with the same
-// bits), then the per-warp partials in the butterfly's order, each thread
-// reading them all from shared memory (one barrier per reduction);
-// deterministic for a given launch shape. Kernels are launched as programmatic dependent launches
-// (common.cuh).
+// bits), then the per-warp partials by a second butterfly or, in decode
+// calls, by the same tree read from shared memory (one barrier per
+// reduction); deterministic for a given launch shape. Kernels are launched
+// as programmatic dependent launches (common.cuh).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -274,7 +274,8 @@ class RegisterPacks {
 // fn(slot, p) for the slots a thread loads into registers: with kDecode
 // every slot, p clamped to the row's last pack (RegisterPacks: no
 // conditional loads; the passes over the row, ForThreadPacks, skip such
-// slots), else those with p < packs.
+// slots; rows are never empty, the entries refuse H = 0), else those with
+// p < packs.
 template <int kCache, bool kDecode, class Fn>
 __device__ __forceinline__ void LoadSlots(int64_t packs, Fn&& fn) {
   if constexpr (kDecode) {
