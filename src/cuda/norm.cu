@@ -224,11 +224,12 @@ __device__ __forceinline__ void ForThreadPacks(int64_t packs, Fn&& fn) {
 
 // Packs a thread keeps in registers (kSlots of them), loaded by Load. Two
 // ways, by the kind of call:
-// - kDecode (RowGrid::kOneBlockPerSm: a few rows, whose time is a chain of
-//   memory latencies): every slot is loaded (LoadSlots), unconditionally, by
-//   `asm volatile` in program order ("memory": not past the stores that
-//   follow), into raw 32-bit words whose lanes are split where used. Two
-//   things had made a thread wait for one load before issuing the next
+// - kDecode (kDecodeForm: decode calls, whose time is a chain of memory
+//   latencies, but the quant ops): every slot is loaded (LoadSlots),
+//   unconditionally, by `asm volatile` in program order ("memory": not past
+//   the stores that follow), into raw 32-bit words whose lanes are split
+//   where used. Two things had made a thread wait for one load before
+//   issuing the next
 //   (SASS and stall samples of bfloat16 fused_add_rmsnorm 32-128x4096 and
 //   layernorm 1x4096: benchmarks/results/h100-2026-11-26-stop29 run 9,
 //   h100-2026-11-26-stop30 runs 1-3): a pack of 16-bit lanes loaded under a
@@ -236,7 +237,8 @@ __device__ __forceinline__ void ForThreadPacks(int64_t packs, Fn&& fn) {
 //   register per lane under the load's predicate, right after the load, so
 //   the weight's wait came before the row's loads; and plain loads of a
 //   thread's later slots were sunk into the branch that uses them, behind
-//   the first slot's wait.
+//   the first slot's wait. (In the fused kernels ptxas still sinks the
+//   second slot's loads: docs/performance.md, "Tenth pass at issue 11".)
 // - Otherwise (bandwidth-bound calls) plain loads of the slots inside the row
 //   (p < packs): the decode form cost fused_add_rmsnorm 4096x16384 2.7 %
 //   (186.5 -> 191.3 us, Liger 181.7; run 3).
