@@ -225,7 +225,7 @@ __device__ __forceinline__ void ForThreadPacks(int64_t packs, Fn&& fn) {
 // Packs a thread keeps in registers (kSlots of them), loaded by Load. Two
 // ways, by the kind of call:
 // - kDecode (kDecodeForm: decode calls, whose time is a chain of memory
-//   latencies, but the quant ops): every slot is loaded (LoadSlots),
+//   latencies, but the quant ops): every slot is loaded (ForSlots),
 //   unconditionally, by `asm volatile` in program order ("memory": not past
 //   the stores that follow), into raw 32-bit words whose lanes are split
 //   where used. Two things had made a thread wait for one load before
@@ -237,8 +237,9 @@ __device__ __forceinline__ void ForThreadPacks(int64_t packs, Fn&& fn) {
 //   register per lane under the load's predicate, right after the load, so
 //   the weight's wait came before the row's loads; and plain loads of a
 //   thread's later slots were sunk into the branch that uses them, behind
-//   the first slot's wait. (In the fused kernels ptxas still sinks the
-//   second slot's loads: docs/performance.md, "Tenth pass at issue 11".)
+//   the first slot's wait. ptxas did the same where a slot's values were
+//   used only under `p < packs`, so decode calls' first pass uses every slot,
+//   masked (ForSlots).
 // - Otherwise (bandwidth-bound calls) plain loads of the slots inside the row
 //   (p < packs): the decode form cost fused_add_rmsnorm 4096x16384 2.7 %
 //   (186.5 -> 191.3 us, Liger 181.7; run 3).
@@ -273,21 +274,20 @@ class RegisterPacks {
   Words words_[kSlots];
 };
 
-// fn(slot, p) for the slots a thread loads into registers: with kDecode
-// every slot, p clamped to the row's last pack (RegisterPacks: no
-// conditional loads; the passes over the row, ForThreadPacks, skip such
-// slots; rows are never empty, the entries refuse H = 0), else those with
-// p < packs.
+// fn(slot, p, in_row) for the slots a thread keeps in registers: with
+// kDecode every slot, p clamped to the row's last pack and in_row = (p <
+// packs) unclamped (RegisterPacks: no conditional loads; rows are never
+// empty, the entries refuse H = 0), else those with p < packs, in_row true.
 template <int kCache, bool kDecode, class Fn>
-__device__ __forceinline__ void LoadSlots(int64_t packs, Fn&& fn) {
+__device__ __forceinline__ void ForSlots(int64_t packs, Fn&& fn) {
   if constexpr (kDecode) {
 #pragma unroll
     for (int slot = 0; slot < kCache; ++slot) {
       const int64_t p = threadIdx.x + int64_t{slot} * blockDim.x;
-      fn(slot, p < packs ? p : packs - 1);
+      fn(slot, p < packs ? p : packs - 1, p < packs);
     }
   } else {
-    ForThreadPacks<kCache>(packs, fn);
+    ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) { fn(slot, p, true); });
   }
 }
 
@@ -304,8 +304,8 @@ class ParamPacks {
   __device__ __forceinline__ void Load(int64_t packs) {
     if constexpr (kCache > 0) {
       if (param_ == nullptr) return;
-      LoadSlots<kCache, kDecode>(packs,
-                                 [&](int slot, int64_t p) { cache_.Load(slot, param_ + p); });
+      ForSlots<kCache, kDecode>(packs,
+                                [&](int slot, int64_t p, bool) { cache_.Load(slot, param_ + p); });
     }
   }
   // Pack p, this thread's `slot`; the parameter must not be null.
@@ -487,7 +487,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
       const auto* residual_row = reinterpret_cast<const P*>(
           kFusedAdd ? a.residual + load_row * a.residual_stride : nullptr);
       if (kDecode || active) {
-        LoadSlots<kCache, kDecode>(packs, [&](int slot, int64_t p) {
+        ForSlots<kCache, kDecode>(packs, [&](int slot, int64_t p, bool) {
           cache.Load(slot, x_row + p);
           if constexpr (kFusedAdd) residual_cache.Load(slot, residual_row + p);
         });
@@ -511,9 +511,18 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
         return residual[p];
       }
     };
+    // The first pass. Decode calls go through every slot and mask what is
+    // outside the row (in_row false, and every slot of a thread past the last
+    // row): with values used only under `p < packs`, ptxas sank the second
+    // slot's loads into that branch, behind the first slot's wait (SASS of
+    // bfloat16 fused_add_rmsnorm x4096, benchmarks/results/h100-2026-11-26-stop31).
+    // H100, bfloat16, graph replay, us, before -> after (Liger):
+    // fused_add_rmsnorm 8x4096 2.05 -> 1.80 (1.87), 128x8192 3.10 -> 3.02
+    // (2.97); rmsnorm 128x4096 1.96 -> 1.89 (2.06).
     C sum_sq = 0;
-    if (active) {
-      ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+    if (kDecode || active) {
+      ForSlots<kCache, kDecode>(packs, [&](int slot, int64_t p, bool in_row) {
+        in_row = in_row && active;
         P v = row_pack(slot, p, false);
         C value[kLanes];  // x, or the fused sum
 #pragma unroll
@@ -528,7 +537,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
               v.lane[i] = Types::Store(value[i]);
               value[i] = Types::Load(v.lane[i]);
             }
-            residual[p] = v;
+            if (in_row) residual[p] = v;
             if constexpr (kCache > 0) cache.Set(slot, v);
           } else if constexpr (kCache > 0) {
             // The quant op stores T(sum) here too, while the row reduces:
@@ -538,11 +547,14 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
             P rounded;
 #pragma unroll
             for (int i = 0; i < kLanes; ++i) rounded.lane[i] = Types::Store(value[i]);
-            residual[p] = rounded;
+            if (in_row) residual[p] = rounded;
           }
         }
 #pragma unroll
-        for (int i = 0; i < kLanes; ++i) sum_sq += value[i] * value[i];
+        for (int i = 0; i < kLanes; ++i) {
+          const C term = in_row ? value[i] : C(0);  // + 0 * 0 leaves sum_sq's bits
+          sum_sq += term * term;
+        }
       });
     }
     const C inv_rms = C(1) / sqrt(a.PerElement(RowSum<kDecode>(sum_sq, partials, turn)) + a.eps);
@@ -612,7 +624,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
     if constexpr (kDecode) {  // all loads first, as in RMSNormKernel; else with the sum below
       const int64_t load_row = active ? row : a.rows - 1;
       const auto* x_row = reinterpret_cast<const P*>(a.x + load_row * a.x_stride);
-      LoadSlots<kCache, kDecode>(packs, [&](int slot, int64_t p) { cache.Load(slot, x_row + p); });
+      ForSlots<kCache, kDecode>(packs, [&](int slot, int64_t p, bool) { cache.Load(slot, x_row + p); });
       weight.Load(packs);
       bias.Load(packs);
     }
