@@ -635,23 +635,27 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
         return x[p];
       }
     };
+    // Both reductions' passes over every slot in decode calls, masked, as
+    // RMSNormKernel's first pass (+ 0 leaves a sum's bits: it is never -0).
     C sum = 0;
-    if (active) {
-      ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+    if (kDecode || active) {
+      ForSlots<kCache, kDecode>(packs, [&](int slot, int64_t p, bool in_row) {
+        in_row = in_row && active;
         const P v = kDecode ? cache[slot] : x[p];
 #pragma unroll
-        for (int i = 0; i < kLanes; ++i) sum += Types::Load(v.lane[i]);
+        for (int i = 0; i < kLanes; ++i) sum += in_row ? Types::Load(v.lane[i]) : C(0);
         if constexpr (!kDecode && kCache > 0) cache.Set(slot, v);
       });
     }
     const C mean = a.PerElement(RowSum<kDecode>(sum, partials, turn));
     C sum_sq_dev = 0;
-    if (active) {
-      ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+    if (kDecode || active) {
+      ForSlots<kCache, kDecode>(packs, [&](int slot, int64_t p, bool in_row) {
+        in_row = in_row && active;
         const P v = row_pack(slot, p);
 #pragma unroll
         for (int i = 0; i < kLanes; ++i) {
-          const C dev = Types::Load(v.lane[i]) - mean;
+          const C dev = in_row ? Types::Load(v.lane[i]) - mean : C(0);
           sum_sq_dev += dev * dev;
         }
       });
