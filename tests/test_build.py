@@ -212,7 +212,10 @@ def test_cpu_only_wheel_refuses_cuda(wheel, tmp_path):
     with zipfile.ZipFile(wheel) as z:
         lib = z.extract("hetkern/lib/libhetkern.so", tmp_path)
     # libtvm_ffi is found by its soname: tvm_ffi is imported before the library loads.
-    env = dict(os.environ, HETKERN_LIBRARY=lib, PYTHONPATH=str(Path(__file__).parent))
+    # The Python package is the one under test, installed or from the source tree.
+    package_root = str(Path(hetkern.__file__).resolve().parents[1])
+    env = dict(os.environ, HETKERN_LIBRARY=lib,
+               PYTHONPATH=os.pathsep.join([str(Path(__file__).parent), package_root]))
     text = run(sys.executable, "-c", _CPU_ONLY_CHECK, env=env)
     assert "'x' is on cuda:0, but this hetkern was built without CUDA support" in text
     assert "CUDA:                 not built" in run(sys.executable, "-m", "hetkern", env=env)
