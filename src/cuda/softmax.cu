@@ -482,15 +482,16 @@ void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t ro
   if (packs <= int64_t{kGroup} * kPacks) {
     constexpr int kBlock = RowBlockThreads<kGroup>();
     const int64_t blocks_needed = (rows + kBlock / kGroup - 1) / (kBlock / kGroup);
-    // Rows of up to 256 threads: a block a row tile, the hardware starting
-    // one as another ends, which keeps more bytes in flight than a grid of
-    // 16 blocks an SM looping over tiles (H100, bfloat16, graph replay:
-    // 16384x4096 94.8 -> 90.5 us, 65536x4096 383 -> 355, Liger 91.2 and
-    // 357); 512-thread rows (at most 2 an SM) kept the loop, which was
-    // faster there (8192x8192 on 512 threads: 101.0 against 102.6;
-    // benchmarks/results/h100-2026-11-25-smtiles).
-    const int blocks = kGroup <= 256 ? static_cast<int>(std::min<int64_t>(blocks_needed, INT32_MAX))
-                                     : scope.StreamingBlocks(blocks_needed * kBlock, kBlock);
+    // A block a row tile, the hardware starting one as another ends, which
+    // keeps more bytes in flight than a grid of 16 blocks an SM looping over
+    // tiles (H100, bfloat16, graph replay: 16384x4096 94.8 -> 90.5 us,
+    // 65536x4096 383 -> 355, Liger 91.2 and 357; benchmarks/results/
+    // h100-2026-11-25-smtiles). 512- and 1024-thread rows too: a grid of 16
+    // blocks an SM looping over rows gave each block 7 or 8 of 16384 rows,
+    // so the SMs finished unevenly, whole blocks of rows apart (16384x16384
+    // 366.8 -> 354.2 us, Liger 355.6;
+    // benchmarks/results/h100-2026-11-26-stop31, run 7).
+    const int blocks = static_cast<int>(std::min<int64_t>(blocks_needed, INT32_MAX));
     const auto kernel = log ? RegisterRowsKernel<T, kVec, kGroup, kPacks, true>
                             : RegisterRowsKernel<T, kVec, kGroup, kPacks, false>;
     LaunchDependent(scope, kernel, blocks, kBlock, x, out, rows, cols, x_stride, out_stride);
@@ -695,8 +696,15 @@ template <class T, int kVec>
 void LaunchSharedRows(const DeviceScope& scope, const SharedRowShape& shape, const T* x, T* out,
                       int64_t rows, int64_t cols, int64_t x_stride, int64_t out_stride, bool log) {
   const int bytes = shape.slots * shape.threads * 16;
-  const int blocks = static_cast<int>(
-      std::min<int64_t>(rows, int64_t{shape.blocks_per_sm} * scope.Multiprocessors()));
+  // Several blocks an SM: a block a row, started as another ends. A grid of
+  // all block slots looping over rows gave 4096 rows of 32000 bfloat16 out
+  // as 8 to 400 blocks and 7 to 128 (528 slots), a last round on three
+  // quarters of them (H100, graph replay: 196.2 -> 178.0 us, Liger 187.5;
+  // benchmarks/results/h100-2026-11-26-stop31, run 7). One block an SM
+  // (128256 values) keeps the loop: each block loads its next row while
+  // writing the current one, which no other block on the SM would overlap.
+  const int blocks = static_cast<int>(std::min<int64_t>(
+      rows, shape.blocks_per_sm >= 2 ? INT32_MAX : int64_t{shape.blocks_per_sm} * scope.Multiprocessors()));
   const auto launch = [&](auto kernel) {
     HETKERN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     LaunchDependent(scope, kernel,
