@@ -4,7 +4,11 @@ from a replayed CUDA graph (hetkern.bench.harness.time_cuda_graph), without
 the full sweep's torch.compile builds.
 
     python benchmarks/graph_probe.py [--ops rmsnorm,softmax] [--shapes 1x32000,32x32000]
-        [--dtype float32] [--compile] [--ncu]
+        [--dtype float32] [--compile] [--ncu] [--device cpu --threads 1,16]
+
+--device cpu times the same cases on the CPU instead (the Python call, out=
+preallocated; hetkern, torch and NumPy where the case has it), at each
+--threads count (hetkern's and torch's alike; default 1).
 
 Rows are bfloat16 unless --dtype says otherwise; where the benchmark has the
 case, a copy of the bytes it moves is timed too ("copy", and "of copy" =
@@ -19,6 +23,7 @@ import argparse
 
 import torch
 
+import hetkern
 from hetkern.bench import activation, elementwise, harness, norm, reduce, rope, softmax
 
 DECODE = [(t, h) for h in (2048, 4096, 8192) for t in (1, 8, 32, 128)]
@@ -49,78 +54,107 @@ CASES = {
 }
 
 
-def contenders(op, rows, cols, dtype):
+def contenders(op, rows, cols, dtype, device="cuda"):
     if op in norm.OPS:
-        return norm._norm(op, rows, cols, dtype, "cuda")
+        return norm._norm(op, rows, cols, dtype, device)
     if op in activation.GATED:
-        return activation._gated(op, rows, cols, dtype, "cuda")
+        return activation._gated(op, rows, cols, dtype, device)
     if op in activation.UNARY:
-        return activation._unary(op, rows * cols, dtype, "cuda")
+        return activation._unary(op, rows * cols, dtype, device)
     if op in reduce.OPS:
-        return reduce._reduce(op, False, rows * cols, dtype, "cuda")
+        return reduce._reduce(op, False, rows * cols, dtype, device)
     if op == "rope":
-        return rope._rope(rows, dtype, "cuda")
+        return rope._rope(rows, dtype, device)
     if op == "scale":
-        return elementwise._scale(rows * cols, "float32", "cuda")
+        return elementwise._scale(rows * cols, "float32", device)
     if op == "add":
-        return elementwise._binary("add", rows * cols, "float32", "cuda")
-    return softmax._softmax(op, (rows, cols), dtype, "cuda")
+        return elementwise._binary("add", rows * cols, "float32", device)
+    return softmax._softmax(op, (rows, cols), dtype, device)
 
 
-def moved_bytes(op, rows, cols, dtype):
+def moved_bytes(op, rows, cols, dtype, device="cuda"):
     """The bytes the benchmark's case of this op and shape moves, or None."""
     for family in (norm, activation, reduce, softmax):
-        for case in family.cases("cuda", [dtype], rows * cols, False):
+        for case in family.cases(device, [dtype], rows * cols, False):
             if case.op == op and case.size == rows * cols and case.shape[-1] in (cols, rows * cols):
                 return case.nbytes
     return None
 
 
+def probe_cuda(op, rows, cols, args):
+    fns = contenders(op, rows, cols, args.dtype)
+    compiled = fns.pop("compile", None)
+    if args.compile and compiled is not None:
+        fn, fn_args = compiled
+        fns["compile"] = lambda fn=torch.compile(fn), fn_args=fn_args: fn(*fn_args)
+    fns.pop("numpy", None)
+    if args.ncu:  # each contender three times, for Nsight Compute to pick kernels from
+        for fn in fns.values():
+            for _ in range(3):
+                fn()
+        torch.cuda.synchronize()
+        return
+    times = {}
+    for name, fn in fns.items():
+        try:
+            times[name] = harness.time_cuda_graph(fn, samples=7, max_total_s=0.3).median_s
+        except Exception as e:  # noqa: BLE001 - a peer without this shape
+            times[name] = None
+            print(f"  {name} failed: {type(e).__name__}: {str(e)[:80]}")
+    nbytes = moved_bytes(op, rows, cols, args.dtype)
+    copy = None
+    if nbytes is not None:
+        copy = harness.time_cuda_graph(harness.copy_fn("cuda", nbytes), samples=7, max_total_s=0.3).median_s
+    report(op, rows, cols, args.dtype, times, copy, "")
+    del fns
+    torch.cuda.empty_cache()
+
+
+def probe_cpu(op, rows, cols, args):
+    fns = contenders(op, rows, cols, args.dtype, "cpu")
+    fns.pop("compile", None)
+    nbytes = moved_bytes(op, rows, cols, args.dtype, "cpu")
+    for threads in map(int, args.threads.split(",")):
+        hetkern.set_num_threads(threads)
+        torch.set_num_threads(threads)
+        # best of 7 samples (a shared machine's least disturbed figure)
+        times = {name: harness.time_cpu(fn, samples=7, max_total_s=0.5).min_s for name, fn in fns.items()}
+        copy = None
+        if nbytes is not None:
+            copy = harness.time_cpu(harness.copy_fn("cpu", nbytes), samples=7, max_total_s=0.5).min_s
+        report(op, rows, cols, args.dtype, times, copy, f" {threads:>2}t")
+
+
+def report(op, rows, cols, dtype, times, copy, threads):
+    peers = {k: v for k, v in times.items() if k != "hetkern" and v is not None}
+    best = min(peers, key=peers.get) if peers else None
+    cells = "  ".join(f"{k}={v * 1e6:7.2f}" for k, v in times.items() if v is not None)
+    ratio = f"{peers[best] / times['hetkern']:.2f} ({best})" if best else "-"
+    if copy is not None:
+        cells += f"  copy={copy * 1e6:7.2f}"
+        ratio += f"  of-copy={copy / times['hetkern']:.2f}"
+    print(f"{op:<18} {dtype:<9} {rows}x{cols:<7}{threads} {cells}  best/h={ratio}", flush=True)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ops", default=",".join(CASES))
-    p.add_argument("--shapes", help="only these ROWSxCOLS of the ops' cases")
+    p.add_argument("--shapes", help="only these ROWSxCOLS of the ops' cases (CUDA); these shapes (CPU)")
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--compile", action="store_true", help="torch.compile as a contender too")
     p.add_argument("--ncu", action="store_true")
+    p.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
+    p.add_argument("--threads", default="1", help="CPU thread counts, e.g. 1,16")
     args = p.parse_args()
-    only = set(args.shapes.split(",")) if args.shapes else None
+    only = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")] if args.shapes else None
     for op in args.ops.split(","):
+        if args.device == "cpu":
+            for rows, cols in only or CASES[op]:
+                probe_cpu(op, rows, cols, args)
+            continue
         for rows, cols in CASES[op]:
-            if only is not None and f"{rows}x{cols}" not in only:
-                continue
-            fns = contenders(op, rows, cols, args.dtype)
-            compiled = fns.pop("compile", None)
-            if args.compile and compiled is not None:
-                fn, fn_args = compiled
-                fns["compile"] = lambda fn=torch.compile(fn), fn_args=fn_args: fn(*fn_args)
-            fns.pop("numpy", None)
-            if args.ncu:  # each contender three times, for Nsight Compute to pick kernels from
-                for fn in fns.values():
-                    for _ in range(3):
-                        fn()
-                torch.cuda.synchronize()
-                continue
-            times = {}
-            for name, fn in fns.items():
-                try:
-                    times[name] = harness.time_cuda_graph(fn, samples=7, max_total_s=0.3).median_s
-                except Exception as e:  # noqa: BLE001 - a peer without this shape
-                    times[name] = None
-                    print(f"  {name} failed: {type(e).__name__}: {str(e)[:80]}")
-            peers = {k: v for k, v in times.items() if k != "hetkern" and v is not None}
-            best = min(peers, key=peers.get) if peers else None
-            cells = "  ".join(f"{k}={v * 1e6:7.2f}" for k, v in times.items() if v is not None)
-            ratio = f"{peers[best] / times['hetkern']:.2f} ({best})" if best else "-"
-            nbytes = moved_bytes(op, rows, cols, args.dtype)
-            if nbytes is not None:
-                copy = harness.time_cuda_graph(harness.copy_fn("cuda", nbytes), samples=7,
-                                               max_total_s=0.3).median_s
-                cells += f"  copy={copy * 1e6:7.2f}"
-                ratio += f"  of-copy={copy / times['hetkern']:.2f}"
-            print(f"{op:<18} {args.dtype:<9} {rows}x{cols:<7} {cells}  best/h={ratio}", flush=True)
-            del fns
-            torch.cuda.empty_cache()
+            if only is None or (rows, cols) in only:
+                probe_cuda(op, rows, cols, args)
 
 
 if __name__ == "__main__":
