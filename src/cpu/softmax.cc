@@ -79,6 +79,63 @@ HWY_INLINE SegmentMax<C> SegmentMaxPass(const T* x, size_t n) {
   return {hn::GetLane(max), !hn::AllFalse(d, hn::MaskFromVec(nan))};
 }
 
+// The same for bfloat16/float16, on the bits as int16 lanes: twice the
+// lanes of float32 and no widening. The formats are sign-magnitude, so as
+// int16 the non-negative values order as their floats and the negative ones
+// in reverse: the max is the largest int16 if that is >= 0 (a non-negative
+// value is present), else the smallest (all negative: the one nearest 0).
+// NaN is a magnitude (bits & 0x7FFF) above infinity's. -inf padding changes
+// neither extreme nor the magnitude test.
+template <class T>
+HWY_INLINE SegmentMax<float> HalfSegmentMaxPass(const T* x, size_t n) {
+  const hn::ScalableTag<int16_t> d;
+  const size_t lanes = hn::Lanes(d);
+  const size_t full = n / lanes * lanes, rest = n - full;
+  constexpr int16_t kInfBits = hwy::IsSame<T, hwy::bfloat16_t>() ? 0x7F80 : 0x7C00;
+  const auto* bits = reinterpret_cast<const int16_t*>(x);
+  const auto magnitude_mask = hn::Set(d, int16_t{0x7FFF});
+  auto hi0 = hn::Set(d, std::numeric_limits<int16_t>::min()), hi1 = hi0;
+  auto lo0 = hn::Set(d, std::numeric_limits<int16_t>::max()), lo1 = lo0;
+  auto magnitude = hn::Zero(d);
+  const auto visit = [&](hn::Vec<decltype(d)>& hi, hn::Vec<decltype(d)>& lo,
+                         hn::Vec<decltype(d)> v) HWY_ATTR {
+    hi = hn::Max(hi, v);
+    lo = hn::Min(lo, v);
+    magnitude = hn::Max(magnitude, hn::And(v, magnitude_mask));
+  };
+  size_t i = 0;
+  for (; i + 2 * lanes <= full; i += 2 * lanes) {
+    PrefetchAhead(x + i);  // the first pass over a segment reads memory
+    visit(hi0, lo0, hn::LoadU(d, bits + i));
+    visit(hi1, lo1, hn::LoadU(d, bits + i + lanes));
+  }
+  for (; i < full; i += lanes) visit(hi0, lo0, hn::LoadU(d, bits + i));
+  if (rest) {
+    const auto minus_inf = hn::Set(d, static_cast<int16_t>(kInfBits | 0x8000));
+    visit(hi1, lo1, hn::LoadNOr(minus_inf, d, bits + full, rest));
+  }
+  const int16_t hi = hn::GetLane(hn::MaxOfLanes(d, hn::Max(hi0, hi1)));
+  const int16_t lo = hn::GetLane(hn::MinOfLanes(d, hn::Min(lo0, lo1)));
+  const int16_t max_bits = hi >= 0 ? hi : lo;
+  const bool nan = hn::GetLane(hn::MaxOfLanes(d, magnitude)) > kInfBits;
+  const hn::CappedTag<float, 1> d1;
+  const hn::Rebind<uint16_t, decltype(d1)> d1u16;
+  const auto max = HalfBitsToCompute<T>(d1, hn::Set(d1u16, static_cast<uint16_t>(max_bits)));
+  return {hn::GetLane(max), nan};
+}
+
+// e^t, t = x - max <= 0, of a softmax row: to the float32 bound of the
+// docs for float32/float64 rows; cheaper for 16-bit rows, whose results are
+// rounded to 8 or 11 bits (math-inl.h). Every pass of a row uses the same.
+template <class T, class D>
+HWY_INLINE hn::Vec<D> SoftmaxExp(D d, hn::Vec<D> t) {
+  if constexpr (sizeof(T) == 2) {
+    return ExpNonPositiveFor16Bit(d, t);
+  } else {
+    return Exponential(d, t);
+  }
+}
+
 // The second pass: the partial of x[0, n) given its max m. When `exps` is
 // not null, exp(x - max) is also stored there (n elements): for a row of one
 // segment, the write pass then only scales.
@@ -103,7 +160,7 @@ HWY_INLINE SoftmaxPartial SegmentExpSumPass(const T* x, size_t n, const SegmentM
   const auto zero = hn::Zero(d), one = hn::Set(d, C(1));
   const auto add = [&](Sums& acc, hn::Vec<decltype(d)> v, C* exps_at, auto io) HWY_ATTR {
     const auto shifted = hn::Sub(v, max);
-    const auto e = Exponential(d, shifted);
+    const auto e = SoftmaxExp<T>(d, shifted);
     if (exps_at != nullptr) {
       PrefetchAhead<1>(exps_at);  // exps go to out, not yet in cache
       io.Store(e, d, exps_at);
@@ -149,8 +206,17 @@ HWY_INLINE SoftmaxPartial SegmentExpSumPass(const T* x, size_t n, const SegmentM
 // Partial of one segment x[0, n), n <= kSoftmaxSegment: a max pass, then a
 // pass summing exp(x - max), both over full vectors; exps as above.
 template <class T, class C>
+HWY_INLINE SegmentMax<C> SegmentMaxOf(const T* x, size_t n) {
+  if constexpr (sizeof(T) == 2) {
+    return HalfSegmentMaxPass(x, n);
+  } else {
+    return SegmentMaxPass<T, C>(x, n);
+  }
+}
+
+template <class T, class C>
 HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
-  return SegmentExpSumPass<T, C>(x, n, SegmentMaxPass<T, C>(x, n), exps);
+  return SegmentExpSumPass<T, C>(x, n, SegmentMaxOf<T, C>(x, n), exps);
 }
 
 // Partial of a whole row: its segments folded left to right.
@@ -164,12 +230,12 @@ HWY_INLINE SoftmaxPartial RowPartial(const T* HWY_RESTRICT x, size_t cols) {
   return p;
 }
 
-template <class C>
+template <class T, class C>
 struct SoftmaxOp {
   C max, inv_sum;
   template <class D>
   HWY_INLINE hn::Vec<D> operator()(D d, hn::Vec<D> v) const {
-    return hn::Mul(Exponential(d, hn::Sub(v, hn::Set(d, max))), hn::Set(d, inv_sum));
+    return hn::Mul(SoftmaxExp<T>(d, hn::Sub(v, hn::Set(d, max))), hn::Set(d, inv_sum));
   }
 };
 
@@ -199,7 +265,7 @@ HWY_INLINE void WriteRun(const T* x, T* out, size_t n, const SoftmaxRowScale& s,
   if (log) {
     MapUnary(x, out, n, LogSoftmaxOp<C>{static_cast<C>(s.max), static_cast<C>(s.log_sum)});
   } else {
-    MapUnary(x, out, n, SoftmaxOp<C>{static_cast<C>(s.max), static_cast<C>(s.inv_sum)});
+    MapUnary(x, out, n, SoftmaxOp<T, C>{static_cast<C>(s.max), static_cast<C>(s.inv_sum)});
   }
 }
 
@@ -214,7 +280,7 @@ template <size_t kGroup, class T, class C>
 HWY_INLINE void OneSegmentRows(const T* x, T* out, size_t cols, size_t x_stride, size_t out_stride,
                                C* exps, size_t exps_stride, bool log) {
   SegmentMax<C> m[kGroup];
-  for (size_t g = 0; g < kGroup; ++g) m[g] = SegmentMaxPass<T, C>(x + g * x_stride, cols);
+  for (size_t g = 0; g < kGroup; ++g) m[g] = SegmentMaxOf<T, C>(x + g * x_stride, cols);
   SoftmaxPartial p[kGroup];
   for (size_t g = 0; g < kGroup; ++g) {
     C* exps_g = exps != nullptr ? exps + g * exps_stride : nullptr;
