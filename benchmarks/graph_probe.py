@@ -7,8 +7,8 @@ the full sweep's torch.compile builds.
         [--dtype float32] [--compile] [--ncu] [--device cpu --threads 1,16]
 
 --device cpu times the same cases on the CPU instead (the Python call, out=
-preallocated; hetkern, torch and NumPy where the case has it), at each
---threads count (hetkern's and torch's alike; default 1).
+preallocated; hetkern, torch, and NumPy with --numpy where the case has it),
+at each --threads count (hetkern's and torch's alike; default 1).
 
 Rows are bfloat16 unless --dtype says otherwise; where the benchmark has the
 case, a copy of the bytes it moves is timed too ("copy", and "of copy" =
@@ -113,6 +113,8 @@ def probe_cuda(op, rows, cols, args):
 def probe_cpu(op, rows, cols, args):
     fns = contenders(op, rows, cols, args.dtype, "cpu")
     fns.pop("compile", None)
+    if not args.numpy:
+        fns.pop("numpy", None)
     nbytes = moved_bytes(op, rows, cols, args.dtype, "cpu")
     for threads in map(int, args.threads.split(",")):
         hetkern.set_num_threads(threads)
@@ -145,6 +147,7 @@ def main():
     p.add_argument("--ncu", action="store_true")
     p.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     p.add_argument("--threads", default="1", help="CPU thread counts, e.g. 1,16")
+    p.add_argument("--numpy", action="store_true", help="CPU: NumPy as a contender too, where it has the op")
     args = p.parse_args()
     only = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")] if args.shapes else None
     for op in args.ops.split(","):

@@ -38,6 +38,15 @@ HWY_INLINE void PrefetchAhead(const T* p) {
   __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + kPrefetchBytes), kWrite);
 }
 
+// PrefetchAhead for each cache line of p[0, n) (n elements, p line-aligned
+// or not: the lines kPrefetchBytes past p, p + 64 bytes, ...).
+template <class T>
+HWY_INLINE void PrefetchLinesAhead(const T* p, size_t n) {
+  for (size_t byte = 0; byte < n * sizeof(T); byte += 64) {
+    PrefetchAhead(reinterpret_cast<const char*>(p) + byte);
+  }
+}
+
 // Calls body(d, i, io) for every vector of lane type C in [0, n): io is
 // FullVector{} for the full ones, then PartialVector{n - i} for the tail
 // (convert-inl.h), so one body (loading and storing through io) serves both.

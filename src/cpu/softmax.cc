@@ -105,7 +105,7 @@ HWY_INLINE SegmentMax<float> HalfSegmentMaxPass(const T* x, size_t n) {
   };
   size_t i = 0;
   for (; i + 2 * lanes <= full; i += 2 * lanes) {
-    PrefetchAhead(x + i);  // the first pass over a segment reads memory
+    PrefetchLinesAhead(x + i, 2 * lanes);  // the first pass over a segment reads memory
     visit(hi0, lo0, hn::LoadU(d, bits + i));
     visit(hi1, lo1, hn::LoadU(d, bits + i + lanes));
   }
@@ -138,18 +138,21 @@ HWY_INLINE hn::Vec<D> SoftmaxExp(D d, hn::Vec<D> t) {
 
 // The second pass: the partial of x[0, n) given its max m. When `exps` is
 // not null, exp(x - max) is also stored there (n elements): for a row of one
-// segment, the write pass then only scales.
-template <class T, class C>
+// segment, the write pass then only scales. kCountOnes (log_softmax): keep
+// the entries equal to the max apart, in `ones`; softmax, whose scale is
+// 1 / (ones + rest) alone, sums every exp into `rest` (exp(0) = 1 exactly).
+template <bool kCountOnes, class T, class C>
 HWY_INLINE SoftmaxPartial SegmentExpSumPass(const T* x, size_t n, const SegmentMax<C>& m, C* exps) {
   static_assert(hwy::IsSame<C, ComputeType<T>>(), "exps are in the compute type");
   const hn::ScalableTag<C> d;
   const size_t lanes = hn::Lanes(d);
   const size_t full = n / lanes * lanes, rest = n - full;
   const auto max = hn::Set(d, m.max);
-  // exp(x - max) <= 1. Highway's Exp gives 0 for -inf and for NaN, so -inf
+  // exp(x - max) <= 1. Both exps give 0 for -inf (and NaN on x86), so -inf
   // entries, and lanes when the max is -inf or +inf, add nothing; such rows
-  // and NaN are settled by FinishRow. Entries equal to the max are counted
-  // in `ones`, the others summed in `rest` (softmax.h says why). Summed in
+  // and NaN are settled by FinishRow. For log_softmax, entries equal to the
+  // max are counted in `ones`, the others summed in `rest` (softmax.h says
+  // why). Summed in
   // blocks of kSumBlock vectors, each over four accumulators: no chain of
   // dependent adds is longer than 16 + n / (kSumBlock * lanes), which keeps
   // narrow targets as accurate as wide ones (and lets four Exp chains overlap).
@@ -162,12 +165,18 @@ HWY_INLINE SoftmaxPartial SegmentExpSumPass(const T* x, size_t n, const SegmentM
     const auto shifted = hn::Sub(v, max);
     const auto e = SoftmaxExp<T>(d, shifted);
     if (exps_at != nullptr) {
-      PrefetchAhead<1>(exps_at);  // exps go to out, not yet in cache
+      // float32/float64 exps go to out, not yet in cache; 16-bit rows' to
+      // a buffer that is.
+      if constexpr (sizeof(T) != 2) PrefetchAhead<1>(exps_at);
       io.Store(e, d, exps_at);
     }
-    const auto is_max = hn::Eq(shifted, zero);
-    acc.ones = hn::Add(acc.ones, hn::IfThenElseZero(is_max, one));
-    acc.rest = hn::Add(acc.rest, hn::IfThenZeroElse(is_max, e));
+    if constexpr (kCountOnes) {
+      const auto is_max = hn::Eq(shifted, zero);
+      acc.ones = hn::Add(acc.ones, hn::IfThenElseZero(is_max, one));
+      acc.rest = hn::Add(acc.rest, hn::IfThenZeroElse(is_max, e));
+    } else {
+      acc.rest = hn::Add(acc.rest, e);
+    }
   };
   const auto exps_at = [&](size_t j) { return exps != nullptr ? exps + j : nullptr; };
   const auto fold = [&](Sums& into, const Sums& from) HWY_ATTR {
@@ -180,6 +189,9 @@ HWY_INLINE SoftmaxPartial SegmentExpSumPass(const T* x, size_t n, const SegmentM
     const size_t block_end = HWY_MIN(full - full % (4 * lanes), i + kSumBlock * lanes);
     Sums sum0{zero, zero}, sum1 = sum0, sum2 = sum0, sum3 = sum0;
     for (; i < block_end; i += 4 * lanes) {
+      // This pass reads x from L1, but keeps memory busy meanwhile: rows of
+      // one segment lie end to end, so this requests the next rows' lines.
+      PrefetchLinesAhead(x + i, 4 * lanes);
       add(sum0, LoadAs(d, x + i), exps_at(i), FullVector{});
       add(sum1, LoadAs(d, x + i + lanes), exps_at(i + lanes), FullVector{});
       add(sum2, LoadAs(d, x + i + 2 * lanes), exps_at(i + 2 * lanes), FullVector{});
@@ -215,17 +227,18 @@ HWY_INLINE SegmentMax<C> SegmentMaxOf(const T* x, size_t n) {
 }
 
 template <class T, class C>
-HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps) {
-  return SegmentExpSumPass<T, C>(x, n, SegmentMaxOf<T, C>(x, n), exps);
+HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps, bool log) {
+  const SegmentMax<C> m = SegmentMaxOf<T, C>(x, n);
+  return log ? SegmentExpSumPass<true, T, C>(x, n, m, exps) : SegmentExpSumPass<false, T, C>(x, n, m, exps);
 }
 
 // Partial of a whole row: its segments folded left to right.
 template <class T>
-HWY_INLINE SoftmaxPartial RowPartial(const T* HWY_RESTRICT x, size_t cols) {
+HWY_INLINE SoftmaxPartial RowPartial(const T* HWY_RESTRICT x, size_t cols, bool log) {
   using C = ComputeType<T>;
-  SoftmaxPartial p = SegmentPartial<T, C>(x, HWY_MIN(kSoftmaxSegment, cols), nullptr);
+  SoftmaxPartial p = SegmentPartial<T, C>(x, HWY_MIN(kSoftmaxSegment, cols), nullptr, log);
   for (size_t begin = kSoftmaxSegment; begin < cols; begin += kSoftmaxSegment) {
-    p = Combine(p, SegmentPartial<T, C>(x + begin, HWY_MIN(kSoftmaxSegment, cols - begin), nullptr));
+    p = Combine(p, SegmentPartial<T, C>(x + begin, HWY_MIN(kSoftmaxSegment, cols - begin), nullptr, log));
   }
   return p;
 }
@@ -284,7 +297,8 @@ HWY_INLINE void OneSegmentRows(const T* x, T* out, size_t cols, size_t x_stride,
   SoftmaxPartial p[kGroup];
   for (size_t g = 0; g < kGroup; ++g) {
     C* exps_g = exps != nullptr ? exps + g * exps_stride : nullptr;
-    p[g] = SegmentExpSumPass<T, C>(x + g * x_stride, cols, m[g], exps_g);
+    p[g] = log ? SegmentExpSumPass<true, T, C>(x + g * x_stride, cols, m[g], exps_g)
+               : SegmentExpSumPass<false, T, C>(x + g * x_stride, cols, m[g], exps_g);
   }
   SoftmaxRowScale s[kGroup];
   for (size_t g = 0; g < kGroup; ++g) s[g] = FinishRow(p[g], log);
@@ -356,13 +370,13 @@ void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_
       T* outr = outs + r * out_stride;
       C* exps = exps_of(r);
       if (exps == nullptr) {
-        WriteRun(xr, outr, cols, FinishRow(RowPartial(xr, cols), log), log);
+        WriteRun(xr, outr, cols, FinishRow(RowPartial(xr, cols, log), log), log);
         continue;
       }
       SoftmaxPartial p;
       for (size_t begin = 0, j = 0; begin < cols; begin += kSoftmaxSegment, ++j) {
         const SoftmaxPartial pj =
-            SegmentPartial<T, C>(xr + begin, HWY_MIN(kSoftmaxSegment, cols - begin), exps + begin);
+            SegmentPartial<T, C>(xr + begin, HWY_MIN(kSoftmaxSegment, cols - begin), exps + begin, log);
         segment_max[j] = pj.max;
         p = j == 0 ? pj : Combine(p, pj);
       }
@@ -375,15 +389,16 @@ void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_
   });
 }
 
-// The partial of x[0, n); exp(x - its max) stored to `exps` (of x's type,
-// float32/float64 only) unless null.
-void SoftmaxSegmentKernel(DType dtype, const void* x, size_t n, void* exps, SoftmaxPartial* partial) {
+// The partial of x[0, n) (for log_softmax when `log`); exp(x - its max)
+// stored to `exps` (of x's type, float32/float64 only) unless null.
+void SoftmaxSegmentKernel(DType dtype, const void* x, size_t n, void* exps, bool log,
+                          SoftmaxPartial* partial) {
   VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
     using C = ComputeType<T>;
     C* exps_c = nullptr;
     if constexpr (hwy::IsSame<T, C>()) exps_c = static_cast<C*>(exps);
-    *partial = SegmentPartial<T, C>(static_cast<const T*>(x), n, exps_c);
+    *partial = SegmentPartial<T, C>(static_cast<const T*>(x), n, exps_c, log);
   });
 }
 
@@ -448,7 +463,7 @@ void SoftmaxSplitRows(const SoftmaxArgs& a) {
       const int64_t n = std::min<int64_t>(segment, a.cols - col);
       HWY_DYNAMIC_DISPATCH(SoftmaxSegmentKernel)(
           a.dtype, x + (row * a.x_stride + col) * elem, static_cast<size_t>(n),
-          cache ? out + (row * a.out_stride + col) * elem : nullptr, &partials[i]);
+          cache ? out + (row * a.out_stride + col) * elem : nullptr, a.log, &partials[i]);
     }
   });
   for (int64_t row = 0; row < a.rows; ++row) {

@@ -83,7 +83,8 @@ struct SoftmaxRowScale {
 
 // A row holding NaN or +inf, or only -inf, is NaN throughout (as in torch,
 // where max - max or exp(NaN) poisons the sum): all terms NaN do that.
-// Otherwise the max element contributes exp(0) = 1, so ones >= 1.
+// Otherwise the max element contributes exp(0) = 1, so ones + rest >= 1
+// (softmax partials keep every term in rest: ones = 0).
 HETKERN_SOFTMAX_INLINE SoftmaxRowScale FinishRow(const SoftmaxPartial& p, bool log) {
   if (p.nan || !std::isfinite(p.max)) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
