@@ -71,33 +71,41 @@ struct QuantRow {
 // out[i] = T(T(v[i] * inv_rms) * w[i]): vLLM's rms_norm rounds the
 // normalised value to the storage type before the weight multiply. Gemma's
 // RMSNorm rounds once: out[i] = T(v[i] * inv_rms * (1 + w[i])); the quant
-// ops never round y.
-template <bool kGemma, class T, class W, class Out, class C>
-HWY_INLINE void StoreRmsNormed(const T* v, const W* w, const Out& out, size_t n, C inv_rms) {
+// ops never round y. This pass reads v from L1; prefetch_next(i) requests
+// the next row's element i meanwhile, so that memory is not left idle.
+template <bool kGemma, class T, class W, class Out, class C, class PrefetchNext>
+HWY_INLINE void StoreRmsNormed(const T* v, const W* w, const Out& out, size_t n, C inv_rms,
+                               const PrefetchNext& prefetch_next) {
   MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
     PrefetchAhead<1>(out.data + i);
+    prefetch_next(i);
     auto normed = hn::Mul(LoadAs(d, v + i), hn::Set(d, inv_rms));
     if constexpr (!kGemma && !Out::kQuant) normed = RoundThrough<T>(d, normed);
     out(d, i, hn::Mul(normed, LoadScale<kGemma>(d, w + i)));
   });
 }
 
+// `next`: the next row's x (or x, for the last row), prefetched meanwhile.
 template <bool kGemma, class T, class W, class Out>
-HWY_INLINE void RMSNormRow(const T* x, const W* w, const Out& out, size_t n, double eps) {
+HWY_INLINE void RMSNormRow(const T* x, const W* w, const Out& out, size_t n, double eps,
+                           const T* next) {
   using C = ComputeType<T>;
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
     PrefetchAhead(x + i);  // this row's rest, then the next row
     const auto v = LoadAs(d, x + i);
     return hn::MulAdd(v, v, acc);
   });
-  StoreRmsNormed<kGemma>(x, w, out, n, InverseRms(sum_sq, n, eps));
+  StoreRmsNormed<kGemma>(x, w, out, n, InverseRms(sum_sq, n, eps),
+                        [next](size_t i) HWY_ATTR { __builtin_prefetch(next + i); });
 }
 
 // residual = T(x + residual); x = rmsnorm(residual) * w. The sum is rounded to
 // T before it feeds the variance, as vLLM's fused_add_rms_norm (and its
 // GemmaRMSNorm, which adds in T) does.
+// next_x, next_residual: the next row's, prefetched meanwhile (for writing).
 template <bool kGemma, class T, class W>
-HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const W* w, size_t n, double eps) {
+HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const W* w, size_t n, double eps,
+                                   const T* next_x, const T* next_residual) {
   using C = ComputeType<T>;
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
     PrefetchAhead(x + i);
@@ -105,7 +113,11 @@ HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const W* w, size_t n, doub
     const auto sum = StoreRounded(d, hn::Add(LoadAs(d, x + i), LoadAs(d, residual + i)), residual + i);
     return hn::MulAdd(sum, sum, acc);
   });
-  StoreRmsNormed<kGemma>(residual, w, StoreRow<T>{x}, n, InverseRms(sum_sq, n, eps));
+  StoreRmsNormed<kGemma>(residual, w, StoreRow<T>{x}, n, InverseRms(sum_sq, n, eps),
+                        [next_x, next_residual](size_t i) HWY_ATTR {
+                          __builtin_prefetch(next_x + i, 1);
+                          __builtin_prefetch(next_residual + i, 1);
+                        });
 }
 
 // FlashInfer's fused_add_rmsnorm_quant: the unrounded sum s = x + residual
@@ -130,10 +142,11 @@ HWY_INLINE void FusedAddRMSNormQuantRow(const T* x, T* residual, const W* w,
 }
 
 // Two-pass mean and variance (stable for large means), then
-// out = (x - mean) * rstd * w + b, rounded once.
+// out = (x - mean) * rstd * w + b, rounded once; the write pass prefetches
+// the next row's x (`next`) as StoreRmsNormed does.
 template <class T, class W, class Out>
 HWY_INLINE void LayerNormRow(const T* x, const W* w, const W* b, const Out& out, size_t n,
-                             double eps) {
+                             double eps, const T* next) {
   using C = ComputeType<T>;
   const C mean = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
                    PrefetchAhead(x + i);
@@ -147,6 +160,7 @@ HWY_INLINE void LayerNormRow(const T* x, const W* w, const W* b, const Out& out,
   const C rstd = InverseRms(sum_sq_dev, n, eps);
   MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
     PrefetchAhead<1>(out.data + i);
+    __builtin_prefetch(next + i);
     const auto normed = hn::Mul(hn::Sub(LoadAs(d, x + i), hn::Set(d, mean)), hn::Set(d, rstd));
     const auto scaled = b ? hn::MulAdd(normed, LoadAs(d, w + i), LoadAs(d, b + i))
                           : hn::Mul(normed, LoadAs(d, w + i));
@@ -204,8 +218,9 @@ void RMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
       const size_t h = static_cast<size_t>(a.hidden);
       for (int64_t r = begin; r < end; ++r) {
         WithRowOutput<T, kGemma>(a, r, [&](const auto& out) HWY_ATTR {
-          RMSNormRow<kGemma>(static_cast<const T*>(a.x) + r * a.x_stride,
-                             static_cast<const W*>(a.weight), out, h, a.eps);
+          const T* x = static_cast<const T*>(a.x) + r * a.x_stride;
+          RMSNormRow<kGemma>(x, static_cast<const W*>(a.weight), out, h, a.eps,
+                             r + 1 < end ? x + a.x_stride : x);
         });
       }
     });
@@ -230,9 +245,12 @@ void FusedAddRMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
     }
     VisitGemma(a, [&](auto gemma) HWY_ATTR {
       for (int64_t r = begin; r < end; ++r) {
-        FusedAddRMSNormRow<decltype(gemma)::value>(
-            static_cast<T*>(a.out) + r * a.out_stride,
-            static_cast<T*>(a.residual) + r * a.residual_stride, w, h, a.eps);
+        T* x = static_cast<T*>(a.out) + r * a.out_stride;
+        T* residual = static_cast<T*>(a.residual) + r * a.residual_stride;
+        const bool last = r + 1 == end;
+        FusedAddRMSNormRow<decltype(gemma)::value>(x, residual, w, h, a.eps,
+                                                   last ? x : x + a.out_stride,
+                                                   last ? residual : residual + a.residual_stride);
       }
     });
   });
@@ -245,8 +263,9 @@ void LayerNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
     const size_t h = static_cast<size_t>(a.hidden);
     for (int64_t r = begin; r < end; ++r) {
       WithRowOutput<T, false>(a, r, [&](const auto& out) HWY_ATTR {
-        LayerNormRow(static_cast<const T*>(a.x) + r * a.x_stride, static_cast<const W*>(a.weight),
-                     static_cast<const W*>(a.bias), out, h, a.eps);
+        const T* x = static_cast<const T*>(a.x) + r * a.x_stride;
+        LayerNormRow(x, static_cast<const W*>(a.weight), static_cast<const W*>(a.bias), out, h,
+                     a.eps, r + 1 < end ? x + a.x_stride : x);
       });
     }
   });
