@@ -245,6 +245,46 @@ def test_rounding_contract_is_bit_exact(cpu_target, dtype, op, param_dtype, devi
             assert_bitwise_equal(x.cpu(), expected)
 
 
+@pytest.mark.parametrize("param_dtype", [None, torch.float32], ids=["same", "f32"])
+@pytest.mark.parametrize("op", ["rmsnorm", "fused_add_rmsnorm"])
+def test_bfloat16_rows_with_subnormal_results_among_normal_rows(cpu_target, op, param_dtype):
+    """Calls of many bfloat16 rows may skip the subnormal check of the native
+    narrowing (AVX512-BF16 targets) for rows that prove it unneeded
+    (docs/norm.md): rows of small integers do, rows of one 2^60 among
+    k * 2^-76 (normalised to k * 2^-130, bfloat16 subnormals) do not. Each
+    row must follow the contract bit for bit whichever it is (sums of squares
+    exact in any order), in one thread's call of 16 rows, with and without
+    the weight's own tiny entries."""
+    dtype = torch.bfloat16
+    g = torch.Generator().manual_seed(5)
+    threads = hetkern.num_threads()
+    hetkern.set_num_threads(1)
+    try:
+        for hidden in [33, 4096]:
+            rows = []
+            for i in range(16):
+                ints = torch.randint(-8, 9, (hidden,), generator=g).double()
+                if i % 3 == 1:
+                    ints = ints * 2.0**-76
+                    ints[i % hidden] = 2.0**60
+                rows.append(ints)
+            x = torch.stack(rows).to(dtype)
+            for tiny_weights in (False, True):
+                w = (1 + 0.5 * torch.randn(hidden, generator=g, dtype=torch.float64))
+                if tiny_weights:
+                    w[::5] *= 2.0**-100
+                w = w.to(param_dtype or dtype)
+                if op == "rmsnorm":
+                    assert_bitwise_equal(hetkern.rmsnorm(x, w, 1e-6), contract_reference(op, x, w, 1e-6))
+                else:
+                    out, residual = x.clone(), torch.zeros_like(x)
+                    hetkern.fused_add_rmsnorm(out, residual, w, 1e-6)
+                    assert_bitwise_equal(residual, x)
+                    assert_bitwise_equal(out, contract_reference(op, x, w, 1e-6, residual=torch.zeros_like(x)))
+    finally:
+        hetkern.set_num_threads(threads)
+
+
 @pytest.mark.parametrize("op", list(MATRIX))
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cpu_huge_rows(dtype, op):

@@ -143,14 +143,16 @@ HWY_INLINE hn::Mask512<float> IsSubnormal(hn::Vec512<float> v) {
 #endif
 
 // float32 -> bfloat16 bits, round to nearest even; NaN stays NaN (quietened).
-template <class DF>
+// kNoSubnormals: the caller has proven that no lane of v is subnormal (e.g.
+// for a whole row, norm.cc), which saves the check below.
+template <bool kNoSubnormals = false, class DF>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToBF16Bits(DF df, hn::Vec<DF> v) {
   const hn::RebindToSigned<DF> di;
   const hn::Rebind<uint16_t, DF> du16;
 #if HETKERN_HWY_BF16C
   // vcvtneps2bf16 treats subnormal inputs as zero; they are rare (below
   // 2^-126), so a vector with any takes the exact integer path below.
-  if (HWY_LIKELY(hn::AllFalse(df, IsSubnormal(v)))) {
+  if (kNoSubnormals || HWY_LIKELY(hn::AllFalse(df, IsSubnormal(v)))) {
     return hn::BitCast(du16, hn::DemoteTo(hn::Rebind<hwy::bfloat16_t, DF>(), v));
   }
 #endif
@@ -158,11 +160,12 @@ HWY_INLINE hn::Vec<hn::Rebind<uint16_t, DF>> F32ToBF16Bits(DF df, hn::Vec<DF> v)
 }
 
 // v rounded to bfloat16 (nearest even, NaN quietened), as float32.
-template <class DF>
+template <bool kNoSubnormals = false, class DF>
 HWY_INLINE hn::Vec<DF> RoundedToBF16(DF df, hn::Vec<DF> v) {
 #if HETKERN_HWY_BF16C
   // Narrowing natively and widening (a shift) beats the integer rounding.
-  return hn::PromoteTo(df, hn::BitCast(hn::Rebind<hwy::bfloat16_t, DF>(), F32ToBF16Bits(df, v)));
+  return hn::PromoteTo(df, hn::BitCast(hn::Rebind<hwy::bfloat16_t, DF>(),
+                                       F32ToBF16Bits<kNoSubnormals>(df, v)));
 #else
   // Clearing the lower half rounds in place: no narrowing and widening.
   const hn::RebindToUnsigned<DF> du;
@@ -185,12 +188,12 @@ HWY_INLINE hn::Vec<D> HalfBitsToCompute(D d, hn::Vec<hn::Rebind<uint16_t, D>> bi
   }
 }
 
-template <class T, class D>
+template <class T, bool kNoSubnormals = false, class D>
 HWY_INLINE hn::Vec<hn::Rebind<uint16_t, D>> ComputeToHalfBits(D d, hn::Vec<D> v) {
   static_assert(hwy::IsSame<T, hwy::float16_t>() || hwy::IsSame<T, hwy::bfloat16_t>(),
                 "storage type must be the compute type or a 16-bit float");
   if constexpr (hwy::IsSame<T, hwy::bfloat16_t>()) {
-    return F32ToBF16Bits(d, v);
+    return F32ToBF16Bits<kNoSubnormals>(d, v);
   } else if constexpr (HETKERN_HWY_F16C) {
     // vcvtps2ph rounds to nearest even.
     return hn::BitCast(hn::Rebind<uint16_t, D>(), hn::DemoteTo(hn::Rebind<T, D>(), v));
@@ -218,13 +221,14 @@ HWY_INLINE hn::Vec<D> LoadAs(D d, const T* HWY_RESTRICT p) {
   }
 }
 
-// Stores the compute vector v as Lanes(d) elements of storage type T.
-template <class D, class T>
+// Stores the compute vector v as Lanes(d) elements of storage type T
+// (kNoSubnormals: as F32ToBF16Bits).
+template <bool kNoSubnormals = false, class D, class T>
 HWY_INLINE void StoreAs(hn::Vec<D> v, D d, T* HWY_RESTRICT p) {
   if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
     hn::StoreU(v, d, p);
   } else {
-    hn::StoreU(ComputeToHalfBits<T>(d, v), hn::Rebind<uint16_t, D>(), HalfBits(p));
+    hn::StoreU(ComputeToHalfBits<T, kNoSubnormals>(d, v), hn::Rebind<uint16_t, D>(), HalfBits(p));
   }
 }
 

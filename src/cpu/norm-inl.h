@@ -22,13 +22,14 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // v rounded to storage type T (nearest even) and widened back, without a
-// trip through memory; the identity when T is the compute type.
-template <class T, class D>
+// trip through memory; the identity when T is the compute type
+// (kNoSubnormals: as F32ToBF16Bits).
+template <class T, bool kNoSubnormals = false, class D>
 HWY_INLINE hn::Vec<D> RoundThrough(D d, hn::Vec<D> v) {
   if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
     return v;
   } else if constexpr (hwy::IsSame<T, hwy::bfloat16_t>()) {
-    return RoundedToBF16(d, v);
+    return RoundedToBF16<kNoSubnormals>(d, v);
   } else if constexpr (HETKERN_HWY_F16C) {
     static_assert(hwy::IsSame<T, hwy::float16_t>(), "unsupported storage type");
     return hn::PromoteTo(d, hn::DemoteTo(hn::Rebind<T, D>(), v));

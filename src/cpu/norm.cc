@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "src/core/kernels.h"
@@ -47,15 +48,72 @@ HWY_INLINE hn::Vec<D> LoadScale(D d, const W* w) {
 // Where a row's result goes: x's dtype (the plain ops), or float8_e4m3fn
 // bits of clamp(y / scale) with y unrounded in the compute type (the quant
 // ops, as FlashInfer's *_quant).
-template <class T>
+template <class T, bool kNoSubnormals = false>
 struct StoreRow {
   static constexpr bool kQuant = false;
   T* data;
   template <class D>
   HWY_INLINE void operator()(D d, size_t i, hn::Vec<D> y) const {
-    StoreAs(y, d, data + i);
+    StoreAs<kNoSubnormals>(y, d, data + i);
   }
 };
+
+// Whether RMS rows of T can skip the subnormal check of the native bfloat16
+// narrowing (convert-inl.h) where a row proves it unneeded.
+template <class T>
+constexpr bool kNarrowsNatively = HETKERN_HWY_BF16C && hwy::IsSame<T, hwy::bfloat16_t>();
+
+// Rows of at least this many in one call compute the weight's smallest
+// magnitude (one pass over the weight) to attempt the proof.
+constexpr int64_t kMinRowsToProveNormal = 8;
+
+// The smallest nonzero |w[i]|, i < n, as a double; +inf if all are zero.
+template <class W>
+HWY_INLINE double SmallestNonzeroMagnitude(const W* w, size_t n) {
+  const hn::ScalableTag<float> d;
+  const auto inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  auto smallest = inf;
+  const auto visit = [&](hn::Vec<decltype(d)> v) HWY_ATTR {
+    const auto magnitude = hn::Abs(v);
+    smallest = hn::Min(smallest, hn::IfThenElse(hn::Eq(magnitude, hn::Zero(d)), inf, magnitude));
+  };
+  size_t i = 0;
+  for (; i + hn::Lanes(d) <= n; i += hn::Lanes(d)) visit(LoadAs(d, w + i));
+  if (i < n) visit(LoadNOrAs(inf, d, w + i, n - i));
+  return hn::GetLane(hn::MinOfLanes(d, smallest));
+}
+
+// The same for a bfloat16 row, cheaply (a quarter of the instructions): on
+// the bits as uint16 lanes, magnitude - 1 wraps zero to the largest value.
+HWY_INLINE double SmallestNonzeroMagnitude(const hwy::bfloat16_t* x, size_t n) {
+  const hn::ScalableTag<uint16_t> d;
+  const auto* bits = reinterpret_cast<const uint16_t*>(x);
+  const auto magnitude_mask = hn::Set(d, uint16_t{0x7FFF}), one = hn::Set(d, uint16_t{1});
+  auto smallest = hn::Set(d, uint16_t{0xFFFF});
+  size_t i = 0;
+  for (; i + hn::Lanes(d) <= n; i += hn::Lanes(d)) {
+    smallest = hn::Min(smallest, hn::Sub(hn::And(hn::LoadU(d, bits + i), magnitude_mask), one));
+  }
+  if (i < n) {
+    const auto tail = hn::LoadNOr(hn::Zero(d), d, bits + i, n - i);  // zeros: skipped
+    smallest = hn::Min(smallest, hn::Sub(hn::And(tail, magnitude_mask), one));
+  }
+  const uint32_t smallest_bits = hn::GetLane(hn::MinOfLanes(d, smallest));
+  if (smallest_bits == 0xFFFF) return std::numeric_limits<double>::infinity();
+  return hwy::BitCastScalar<float>((smallest_bits + 1) << 16);
+}
+
+// Whether no value of an RMS row that is narrowed to bfloat16 can be
+// subnormal: with m the row's smallest nonzero |x|, a nonzero x * inv_rms is
+// at least m inv_rms, and its product with the weight (after rounding to
+// bfloat16, less than 2^-8 off) at least m inv_rms min_weight / 2; both
+// with a factor of 2 to spare for the float32 roundings. Zeros narrow
+// exactly; NaN rows (inv_rms NaN) and rows with inf (inv_rms 0) fail it.
+template <class T>
+HWY_INLINE bool RowNarrowsNormal(const T* x, size_t n, float inv_rms, double min_weight) {
+  const double m = SmallestNonzeroMagnitude(x, n) * inv_rms;
+  return m >= 0x1p-125 && m * min_weight >= 0x1p-123;
+}
 
 template <class C>
 struct QuantRow {
@@ -73,30 +131,48 @@ struct QuantRow {
 // RMSNorm rounds once: out[i] = T(v[i] * inv_rms * (1 + w[i])); the quant
 // ops never round y. This pass reads v from L1; prefetch_next(i) requests
 // the next row's element i meanwhile, so that memory is not left idle.
-template <bool kGemma, class T, class W, class Out, class C, class PrefetchNext>
+// kNoSubnormals: the row is proven to narrow no subnormal (RowNarrowsNormal).
+template <bool kGemma, bool kNoSubnormals = false, class T, class W, class Out, class C,
+          class PrefetchNext>
 HWY_INLINE void StoreRmsNormed(const T* v, const W* w, const Out& out, size_t n, C inv_rms,
                                const PrefetchNext& prefetch_next) {
   MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
     PrefetchAhead<1>(out.data + i);
     prefetch_next(i);
     auto normed = hn::Mul(LoadAs(d, v + i), hn::Set(d, inv_rms));
-    if constexpr (!kGemma && !Out::kQuant) normed = RoundThrough<T>(d, normed);
+    if constexpr (!kGemma && !Out::kQuant) normed = RoundThrough<T, kNoSubnormals>(d, normed);
     out(d, i, hn::Mul(normed, LoadScale<kGemma>(d, w + i)));
   });
+}
+
+// vLLM's rounding of x * inv_rms and the store narrow to T, with the
+// subnormal check of the native bfloat16 narrowing unless the row proves it
+// unneeded (min_weight: the weight's smallest nonzero magnitude, 0 if not
+// known).
+template <bool kGemma, class T, class W, class Out, class C, class PrefetchNext>
+HWY_INLINE void StoreRmsRow(const T* v, const W* w, const Out& out, size_t n, C inv_rms,
+                            double min_weight, const PrefetchNext& prefetch_next) {
+  if constexpr (kNarrowsNatively<T> && !kGemma && !Out::kQuant) {
+    if (RowNarrowsNormal(v, n, inv_rms, min_weight)) {
+      StoreRmsNormed<kGemma, true>(v, w, StoreRow<T, true>{out.data}, n, inv_rms, prefetch_next);
+      return;
+    }
+  }
+  StoreRmsNormed<kGemma>(v, w, out, n, inv_rms, prefetch_next);
 }
 
 // `next`: the next row's x (or x, for the last row), prefetched meanwhile.
 template <bool kGemma, class T, class W, class Out>
 HWY_INLINE void RMSNormRow(const T* x, const W* w, const Out& out, size_t n, double eps,
-                           const T* next) {
+                           double min_weight, const T* next) {
   using C = ComputeType<T>;
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
     PrefetchAhead(x + i);  // this row's rest, then the next row
     const auto v = LoadAs(d, x + i);
     return hn::MulAdd(v, v, acc);
   });
-  StoreRmsNormed<kGemma>(x, w, out, n, InverseRms(sum_sq, n, eps),
-                        [next](size_t i) HWY_ATTR { __builtin_prefetch(next + i); });
+  StoreRmsRow<kGemma>(x, w, out, n, InverseRms(sum_sq, n, eps), min_weight,
+                     [next](size_t i) HWY_ATTR { __builtin_prefetch(next + i); });
 }
 
 // residual = T(x + residual); x = rmsnorm(residual) * w. The sum is rounded to
@@ -105,7 +181,7 @@ HWY_INLINE void RMSNormRow(const T* x, const W* w, const Out& out, size_t n, dou
 // next_x, next_residual: the next row's, prefetched meanwhile (for writing).
 template <bool kGemma, class T, class W>
 HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const W* w, size_t n, double eps,
-                                   const T* next_x, const T* next_residual) {
+                                   double min_weight, const T* next_x, const T* next_residual) {
   using C = ComputeType<T>;
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
     PrefetchAhead(x + i);
@@ -113,11 +189,11 @@ HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const W* w, size_t n, doub
     const auto sum = StoreRounded(d, hn::Add(LoadAs(d, x + i), LoadAs(d, residual + i)), residual + i);
     return hn::MulAdd(sum, sum, acc);
   });
-  StoreRmsNormed<kGemma>(residual, w, StoreRow<T>{x}, n, InverseRms(sum_sq, n, eps),
-                        [next_x, next_residual](size_t i) HWY_ATTR {
-                          __builtin_prefetch(next_x + i, 1);
-                          __builtin_prefetch(next_residual + i, 1);
-                        });
+  StoreRmsRow<kGemma>(residual, w, StoreRow<T>{x}, n, InverseRms(sum_sq, n, eps), min_weight,
+                     [next_x, next_residual](size_t i) HWY_ATTR {
+                       __builtin_prefetch(next_x + i, 1);
+                       __builtin_prefetch(next_residual + i, 1);
+                     });
 }
 
 // FlashInfer's fused_add_rmsnorm_quant: the unrounded sum s = x + residual
@@ -207,19 +283,33 @@ HWY_INLINE void WithRowOutput(const NormArgs& a, int64_t r, Fn&& fn) {
   fn(StoreRow<T>{static_cast<T*>(a.out) + r * a.out_stride});
 }
 
+// The weight's smallest nonzero magnitude where rows of T may use it to
+// skip the subnormal checks (RowNarrowsNormal), else 0 (no row proves it).
+template <class T, class W>
+HWY_INLINE double MinWeightForProof(const NormArgs& a, int64_t rows) {
+  if constexpr (kNarrowsNatively<T>) {
+    if (!a.gemma && a.scale == nullptr && rows >= kMinRowsToProveNormal) {
+      return SmallestNonzeroMagnitude(static_cast<const W*>(a.weight), static_cast<size_t>(a.hidden));
+    }
+  }
+  (void)a, (void)rows;
+  return 0.0;
+}
+
 // Rows [begin, end) of each op; row offsets in int64 (row * stride may
 // exceed 2^31).
 void RMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
   VisitNormTypes(a, [&](auto t_tag, auto w_tag) HWY_ATTR {
     using T = typename decltype(t_tag)::type;
     using W = typename decltype(w_tag)::type;
+    const double min_weight = MinWeightForProof<T, W>(a, end - begin);
     VisitGemma(a, [&](auto gemma) HWY_ATTR {
       constexpr bool kGemma = decltype(gemma)::value;
       const size_t h = static_cast<size_t>(a.hidden);
       for (int64_t r = begin; r < end; ++r) {
         WithRowOutput<T, kGemma>(a, r, [&](const auto& out) HWY_ATTR {
           const T* x = static_cast<const T*>(a.x) + r * a.x_stride;
-          RMSNormRow<kGemma>(x, static_cast<const W*>(a.weight), out, h, a.eps,
+          RMSNormRow<kGemma>(x, static_cast<const W*>(a.weight), out, h, a.eps, min_weight,
                              r + 1 < end ? x + a.x_stride : x);
         });
       }
@@ -243,12 +333,13 @@ void FusedAddRMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
       }
       return;
     }
+    const double min_weight = MinWeightForProof<T, W>(a, end - begin);
     VisitGemma(a, [&](auto gemma) HWY_ATTR {
       for (int64_t r = begin; r < end; ++r) {
         T* x = static_cast<T*>(a.out) + r * a.out_stride;
         T* residual = static_cast<T*>(a.residual) + r * a.residual_stride;
         const bool last = r + 1 == end;
-        FusedAddRMSNormRow<decltype(gemma)::value>(x, residual, w, h, a.eps,
+        FusedAddRMSNormRow<decltype(gemma)::value>(x, residual, w, h, a.eps, min_weight,
                                                    last ? x : x + a.out_stride,
                                                    last ? residual : residual + a.residual_stride);
       }
