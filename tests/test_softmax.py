@@ -136,6 +136,29 @@ def test_cpu_huge_rows(cpu_target, dtype, op):
     check(ours(x), x, theirs)
 
 
+@pytest.mark.parametrize("length", [64, 1000, 20000])
+def test_cpu_bfloat16_subnormal_results_among_normal_rows(cpu_target, length):
+    """softmax rows whose outputs are bfloat16 subnormals (entries 87-92 below
+    the max: exp in [2^-133, 2^-126)) among rows that prove none can be
+    (docs/softmax.md: those skip the native narrowing's subnormal check):
+    every row within 1 ulp of the reference, so no subnormal is flushed, in
+    one thread (grouped rows, one segment, several segments)."""
+    g = torch.Generator().manual_seed(length)
+    x = (torch.randn(8, length, generator=g, dtype=torch.float64) * 3)
+    x[1::2] = -87 - 5 * torch.rand(4, length, generator=g, dtype=torch.float64)
+    x[1::2, 0] = 0.0  # the max: the others' exps are bfloat16 subnormals
+    x = x.to(torch.bfloat16)
+    threads = hetkern.num_threads()
+    hetkern.set_num_threads(1)
+    try:
+        y = hetkern.softmax(x)
+    finally:
+        hetkern.set_num_threads(threads)
+    check(y, x, torch.softmax)
+    tiny = torch.finfo(torch.bfloat16).smallest_normal
+    assert int(((y[1::2].abs() < tiny) & (y[1::2] != 0)).sum()) > length  # subnormals there
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cpu_special_values(cpu_target, dtype):
     rows = torch.tensor(

@@ -142,6 +142,11 @@ HWY_INLINE hn::Mask512<float> IsSubnormal(hn::Vec512<float> v) {
 }
 #endif
 
+// Whether storage type T narrows with that check (bfloat16 on AVX512-BF16
+// targets): only there does a caller gain by proving it unneeded.
+template <class T>
+constexpr bool kNarrowsNatively = HETKERN_HWY_BF16C && hwy::IsSame<T, hwy::bfloat16_t>();
+
 // float32 -> bfloat16 bits, round to nearest even; NaN stays NaN (quietened).
 // kNoSubnormals: the caller has proven that no lane of v is subnormal (e.g.
 // for a whole row, norm.cc), which saves the check below.
@@ -254,12 +259,13 @@ HWY_INLINE hn::Vec<D> LoadNOrAs(hn::Vec<D> no, D d, const T* HWY_RESTRICT p, siz
   }
 }
 
-template <class D, class T>
+template <bool kNoSubnormals = false, class D, class T>
 HWY_INLINE void StoreNAs(hn::Vec<D> v, D d, T* HWY_RESTRICT p, size_t count) {
   if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
     hn::StoreN(v, d, p, count);
   } else {
-    hn::StoreN(ComputeToHalfBits<T>(d, v), hn::Rebind<uint16_t, D>(), HalfBits(p), count);
+    hn::StoreN(ComputeToHalfBits<T, kNoSubnormals>(d, v), hn::Rebind<uint16_t, D>(), HalfBits(p),
+               count);
   }
 }
 
@@ -273,9 +279,9 @@ struct FullVector {
   HWY_INLINE hn::Vec<D> Load(D d, const T* HWY_RESTRICT p) const {
     return LoadAs(d, p);
   }
-  template <class D, class T>
+  template <bool kNoSubnormals = false, class D, class T>
   HWY_INLINE void Store(hn::Vec<D> v, D d, T* HWY_RESTRICT p) const {
-    StoreAs(v, d, p);
+    StoreAs<kNoSubnormals>(v, d, p);
   }
 };
 
@@ -285,9 +291,9 @@ struct PartialVector {
   HWY_INLINE hn::Vec<D> Load(D d, const T* HWY_RESTRICT p) const {
     return LoadNAs(d, p, count);
   }
-  template <class D, class T>
+  template <bool kNoSubnormals = false, class D, class T>
   HWY_INLINE void Store(hn::Vec<D> v, D d, T* HWY_RESTRICT p) const {
-    StoreNAs(v, d, p, count);
+    StoreNAs<kNoSubnormals>(v, d, p, count);
   }
 };
 

@@ -58,11 +58,6 @@ struct StoreRow {
   }
 };
 
-// Whether RMS rows of T can skip the subnormal check of the native bfloat16
-// narrowing (convert-inl.h) where a row proves it unneeded.
-template <class T>
-constexpr bool kNarrowsNatively = HETKERN_HWY_BF16C && hwy::IsSame<T, hwy::bfloat16_t>();
-
 // Rows of at least this many in one call compute the weight's smallest
 // magnitude (one pass over the weight) to attempt the proof.
 constexpr int64_t kMinRowsToProveNormal = 8;
