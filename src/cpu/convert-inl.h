@@ -259,13 +259,12 @@ HWY_INLINE hn::Vec<D> LoadNOrAs(hn::Vec<D> no, D d, const T* HWY_RESTRICT p, siz
   }
 }
 
-template <bool kNoSubnormals = false, class D, class T>
+template <class D, class T>
 HWY_INLINE void StoreNAs(hn::Vec<D> v, D d, T* HWY_RESTRICT p, size_t count) {
   if constexpr (hwy::IsSame<T, hn::TFromD<D>>()) {
     hn::StoreN(v, d, p, count);
   } else {
-    hn::StoreN(ComputeToHalfBits<T, kNoSubnormals>(d, v), hn::Rebind<uint16_t, D>(), HalfBits(p),
-               count);
+    hn::StoreN(ComputeToHalfBits<T>(d, v), hn::Rebind<uint16_t, D>(), HalfBits(p), count);
   }
 }
 
@@ -279,9 +278,9 @@ struct FullVector {
   HWY_INLINE hn::Vec<D> Load(D d, const T* HWY_RESTRICT p) const {
     return LoadAs(d, p);
   }
-  template <bool kNoSubnormals = false, class D, class T>
+  template <class D, class T>
   HWY_INLINE void Store(hn::Vec<D> v, D d, T* HWY_RESTRICT p) const {
-    StoreAs<kNoSubnormals>(v, d, p);
+    StoreAs(v, d, p);
   }
 };
 
@@ -291,9 +290,9 @@ struct PartialVector {
   HWY_INLINE hn::Vec<D> Load(D d, const T* HWY_RESTRICT p) const {
     return LoadNAs(d, p, count);
   }
-  template <bool kNoSubnormals = false, class D, class T>
+  template <class D, class T>
   HWY_INLINE void Store(hn::Vec<D> v, D d, T* HWY_RESTRICT p) const {
-    StoreNAs<kNoSubnormals>(v, d, p, count);
+    StoreNAs(v, d, p, count);
   }
 };
 

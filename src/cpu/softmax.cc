@@ -45,7 +45,6 @@ template <class C>
 struct SegmentMax {
   C max;
   bool nan;
-  C magnitude = std::numeric_limits<C>::infinity();  // largest |x|, where known
 };
 
 template <class T, class C>
@@ -85,8 +84,8 @@ HWY_INLINE SegmentMax<C> SegmentMaxPass(const T* x, size_t n) {
 // int16 the non-negative values order as their floats and the negative ones
 // in reverse: the max is the largest int16 if that is >= 0 (a non-negative
 // value is present), else the smallest (all negative: the one nearest 0).
-// The largest magnitude (bits & 0x7FFF) is kept too: NaN if above
-// infinity's, else the largest |x| (softmax's proof of normal outputs).
+// NaN is a magnitude (bits & 0x7FFF) above infinity's. -inf padding changes
+// neither extreme nor the magnitude test.
 template <class T>
 HWY_INLINE SegmentMax<float> HalfSegmentMaxPass(const T* x, size_t n) {
   const hn::ScalableTag<int16_t> d;
@@ -111,24 +110,18 @@ HWY_INLINE SegmentMax<float> HalfSegmentMaxPass(const T* x, size_t n) {
     visit(hi1, lo1, hn::LoadU(d, bits + i + lanes));
   }
   for (; i < full; i += lanes) visit(hi0, lo0, hn::LoadU(d, bits + i));
-  if (rest) {  // lanes past the end: -inf for the extremes, 0 for the magnitude
-    const auto tail = hn::LoadN(d, bits + full, rest);
+  if (rest) {
     const auto minus_inf = hn::Set(d, static_cast<int16_t>(kInfBits | 0x8000));
-    const auto padded = hn::IfThenElse(hn::FirstN(d, rest), tail, minus_inf);
-    hi1 = hn::Max(hi1, padded);
-    lo1 = hn::Min(lo1, padded);
-    magnitude = hn::Max(magnitude, hn::And(tail, magnitude_mask));
+    visit(hi1, lo1, hn::LoadNOr(minus_inf, d, bits + full, rest));
   }
   const int16_t hi = hn::GetLane(hn::MaxOfLanes(d, hn::Max(hi0, hi1)));
   const int16_t lo = hn::GetLane(hn::MinOfLanes(d, hn::Min(lo0, lo1)));
   const int16_t max_bits = hi >= 0 ? hi : lo;
-  const int16_t largest_bits = hn::GetLane(hn::MaxOfLanes(d, magnitude));
+  const bool nan = hn::GetLane(hn::MaxOfLanes(d, magnitude)) > kInfBits;
   const hn::CappedTag<float, 1> d1;
   const hn::Rebind<uint16_t, decltype(d1)> d1u16;
-  const auto as_float = [&](int16_t b) HWY_ATTR {
-    return hn::GetLane(HalfBitsToCompute<T>(d1, hn::Set(d1u16, static_cast<uint16_t>(b))));
-  };
-  return {as_float(max_bits), largest_bits > kInfBits, as_float(largest_bits)};
+  const auto max = HalfBitsToCompute<T>(d1, hn::Set(d1u16, static_cast<uint16_t>(max_bits)));
+  return {hn::GetLane(max), nan};
 }
 
 // e^t, t = x - max <= 0, of a softmax row: to the float32 bound of the
@@ -219,7 +212,6 @@ HWY_INLINE SoftmaxPartial SegmentExpSumPass(const T* x, size_t n, const SegmentM
   p.ones = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum.ones)));
   p.rest = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, sum.rest)));
   p.nan = m.nan;
-  p.magnitude = static_cast<double>(m.magnitude);
   return p;
 }
 
@@ -271,28 +263,12 @@ struct LogSoftmaxOp {
 
 // out[0, n) = exps[0, n) * factor in the storage type: the same values as
 // SoftmaxOp gives when exps holds exp(x - max). exps may alias out.
-// kNoSubnormals: no product is subnormal (ScaledExpsAreNormal).
-template <bool kNoSubnormals = false, class T, class C>
+template <class T, class C>
 HWY_INLINE void ScaleExps(const C* exps, T* out, size_t n, C factor) {
   ForEachVector<C>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
     PrefetchAhead<1>(out + i);  // out is not in cache yet (exps are)
-    io.template Store<kNoSubnormals>(hn::Mul(io.Load(d, exps + i), hn::Set(d, factor)), d, out + i);
+    io.Store(hn::Mul(io.Load(d, exps + i), hn::Set(d, factor)), d, out + i);
   });
-}
-
-// ScaleExps for segment p of a row with scale s; bfloat16 segments that
-// prove no output subnormal skip the native narrowing's check.
-template <class T, class C>
-HWY_INLINE void ScaleSegmentExps(const C* exps, T* out, size_t n, const SoftmaxPartial& p,
-                                 const SoftmaxRowScale& s) {
-  const double factor = SegmentFactor(p.max, s);
-  if constexpr (kNarrowsNatively<T>) {
-    if (ScaledExpsAreNormal(p.max, p.magnitude, factor)) {
-      ScaleExps<true>(exps, out, n, static_cast<C>(factor));
-      return;
-    }
-  }
-  ScaleExps(exps, out, n, static_cast<C>(factor));
 }
 
 // out[0, n) from x[0, n), part of one row with the given scale.
@@ -328,7 +304,8 @@ HWY_INLINE void OneSegmentRows(const T* x, T* out, size_t cols, size_t x_stride,
   for (size_t g = 0; g < kGroup; ++g) s[g] = FinishRow(p[g], log);
   for (size_t g = 0; g < kGroup; ++g) {
     if (exps != nullptr) {
-      ScaleSegmentExps(exps + g * exps_stride, out + g * out_stride, cols, p[g], s[g]);
+      ScaleExps(exps + g * exps_stride, out + g * out_stride, cols,
+                static_cast<C>(SegmentFactor(p[g].max, s[g])));
     } else {
       WriteRun(x + g * x_stride, out + g * out_stride, cols, s[g], log);
     }
@@ -387,7 +364,7 @@ void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_
       OneSegmentRows<kSoftmaxRowGroup>(xs + r * x_stride, outs + r * out_stride, cols, x_stride,
                                        out_stride, exps_of(r), group_exps_stride, log);
     }
-    SoftmaxPartial segments[kSameType ? kSoftmaxMaxCachedSegments : kSoftmaxMaxBufferedSegments];
+    double segment_max[kSameType ? kSoftmaxMaxCachedSegments : kSoftmaxMaxBufferedSegments];
     for (; r < rows; ++r) {
       const T* xr = xs + r * x_stride;
       T* outr = outs + r * out_stride;
@@ -400,13 +377,13 @@ void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_
       for (size_t begin = 0, j = 0; begin < cols; begin += kSoftmaxSegment, ++j) {
         const SoftmaxPartial pj =
             SegmentPartial<T, C>(xr + begin, HWY_MIN(kSoftmaxSegment, cols - begin), exps + begin, log);
-        segments[j] = pj;
+        segment_max[j] = pj.max;
         p = j == 0 ? pj : Combine(p, pj);
       }
       const SoftmaxRowScale s = FinishRow(p, log);
       for (size_t begin = 0, j = 0; begin < cols; begin += kSoftmaxSegment, ++j) {
-        ScaleSegmentExps(exps + begin, outr + begin, HWY_MIN(kSoftmaxSegment, cols - begin),
-                         segments[j], s);
+        ScaleExps(exps + begin, outr + begin, HWY_MIN(kSoftmaxSegment, cols - begin),
+                  static_cast<C>(SegmentFactor(segment_max[j], s)));
       }
     }
   });

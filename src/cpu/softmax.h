@@ -47,9 +47,6 @@ struct SoftmaxPartial {
   double ones = 0.0;
   double rest = 0.0;
   bool nan = false;
-  // The largest |x| of the run where the max pass knows it (16-bit rows),
-  // else +inf: bounds the smallest exp from below (ScaledExpsAreNormal).
-  double magnitude = std::numeric_limits<double>::infinity();
 };
 
 // exp(from - to) for from <= to, exactly 1 when equal (also for two -inf or
@@ -73,7 +70,6 @@ HETKERN_SOFTMAX_INLINE SoftmaxPartial Combine(const SoftmaxPartial& a, const Sof
     }
   }
   r.nan = a.nan || b.nan;
-  r.magnitude = std::max(a.magnitude, b.magnitude);
   return r;
 }
 
@@ -100,15 +96,6 @@ HETKERN_SOFTMAX_INLINE SoftmaxRowScale FinishRow(const SoftmaxPartial& p, bool l
 // The factor turning exp(x - segment_max) into softmax(x) for a row.
 HETKERN_SOFTMAX_INLINE double SegmentFactor(double segment_max, const SoftmaxRowScale& s) {
   return SoftmaxRescale(segment_max, s.max) * s.inv_sum;
-}
-
-// Whether exp(x - segment_max) * factor is normal (or zero) for every x of
-// a segment whose |x| are at most `magnitude`: each exp is at least
-// exp(-magnitude - segment_max), up to its relative error (1e-6), so each
-// product is at least that times factor; a factor of 4 spares the roundings.
-// NaN (rows settled as NaN) fails it.
-HETKERN_SOFTMAX_INLINE bool ScaledExpsAreNormal(double segment_max, double magnitude, double factor) {
-  return std::exp(-magnitude - segment_max) * factor >= 0x1p-124;
 }
 
 }  // namespace cpu
