@@ -139,10 +139,10 @@ def test_cpu_huge_rows(cpu_target, dtype, op):
 @pytest.mark.parametrize("length", [64, 1000, 20000])
 def test_cpu_bfloat16_subnormal_results_among_normal_rows(cpu_target, length):
     """softmax rows whose outputs are bfloat16 subnormals (entries 87-92 below
-    the max: exp in [2^-133, 2^-126)) among rows that prove none can be
-    (docs/softmax.md: those skip the native narrowing's subnormal check):
-    every row within 1 ulp of the reference, so no subnormal is flushed, in
-    one thread (grouped rows, one segment, several segments)."""
+    the max: exp in [2^-133, 2^-126)) among rows of normal outputs: the
+    native narrowing of AVX512-BF16 targets flushes subnormal inputs, so its
+    check must catch these; every row within 1 ulp of the reference, in one
+    thread (grouped rows, one segment, several segments)."""
     g = torch.Generator().manual_seed(length)
     x = (torch.randn(8, length, generator=g, dtype=torch.float64) * 3)
     x[1::2] = -87 - 5 * torch.rand(4, length, generator=g, dtype=torch.float64)
