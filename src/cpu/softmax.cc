@@ -152,10 +152,10 @@ HWY_INLINE SoftmaxPartial SegmentExpSumPass(const T* x, size_t n, const SegmentM
   // entries, and lanes when the max is -inf or +inf, add nothing; such rows
   // and NaN are settled by FinishRow. For log_softmax, entries equal to the
   // max are counted in `ones`, the others summed in `rest` (softmax.h says
-  // why). Summed in
-  // blocks of kSumBlock vectors, each over four accumulators: no chain of
-  // dependent adds is longer than 16 + n / (kSumBlock * lanes), which keeps
-  // narrow targets as accurate as wide ones (and lets four Exp chains overlap).
+  // why). Summed in blocks of kSumBlock vectors, each over four
+  // accumulators: no chain of dependent adds is longer than 16 + n /
+  // (kSumBlock * lanes), which keeps narrow targets as accurate as wide ones
+  // (and lets four Exp chains overlap).
   constexpr size_t kSumBlock = 64;
   struct Sums {
     hn::Vec<decltype(d)> ones, rest;
@@ -215,8 +215,7 @@ HWY_INLINE SoftmaxPartial SegmentExpSumPass(const T* x, size_t n, const SegmentM
   return p;
 }
 
-// Partial of one segment x[0, n), n <= kSoftmaxSegment: a max pass, then a
-// pass summing exp(x - max), both over full vectors; exps as above.
+// The max pass of the storage type: on the bits for 16-bit types.
 template <class T, class C>
 HWY_INLINE SegmentMax<C> SegmentMaxOf(const T* x, size_t n) {
   if constexpr (sizeof(T) == 2) {
@@ -226,10 +225,19 @@ HWY_INLINE SegmentMax<C> SegmentMaxOf(const T* x, size_t n) {
   }
 }
 
+// SegmentExpSumPass for log_softmax (`log`) or softmax.
+template <class T, class C>
+HWY_INLINE SoftmaxPartial SegmentExpSum(const T* x, size_t n, const SegmentMax<C>& m, C* exps,
+                                        bool log) {
+  return log ? SegmentExpSumPass<true, T, C>(x, n, m, exps)
+             : SegmentExpSumPass<false, T, C>(x, n, m, exps);
+}
+
+// Partial of one segment x[0, n), n <= kSoftmaxSegment: a max pass, then a
+// pass summing exp(x - max), both over full vectors; exps as above.
 template <class T, class C>
 HWY_INLINE SoftmaxPartial SegmentPartial(const T* x, size_t n, C* exps, bool log) {
-  const SegmentMax<C> m = SegmentMaxOf<T, C>(x, n);
-  return log ? SegmentExpSumPass<true, T, C>(x, n, m, exps) : SegmentExpSumPass<false, T, C>(x, n, m, exps);
+  return SegmentExpSum<T, C>(x, n, SegmentMaxOf<T, C>(x, n), exps, log);
 }
 
 // Partial of a whole row: its segments folded left to right.
@@ -297,8 +305,7 @@ HWY_INLINE void OneSegmentRows(const T* x, T* out, size_t cols, size_t x_stride,
   SoftmaxPartial p[kGroup];
   for (size_t g = 0; g < kGroup; ++g) {
     C* exps_g = exps != nullptr ? exps + g * exps_stride : nullptr;
-    p[g] = log ? SegmentExpSumPass<true, T, C>(x + g * x_stride, cols, m[g], exps_g)
-               : SegmentExpSumPass<false, T, C>(x + g * x_stride, cols, m[g], exps_g);
+    p[g] = SegmentExpSum<T, C>(x + g * x_stride, cols, m[g], exps_g, log);
   }
   SoftmaxRowScale s[kGroup];
   for (size_t g = 0; g < kGroup; ++g) s[g] = FinishRow(p[g], log);
