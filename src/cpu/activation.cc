@@ -193,9 +193,12 @@ HWY_AFTER_NAMESPACE();
 namespace hetkern {
 namespace cpu {
 
-// Activations cost tens of flops per element (exp, divisions), so threads pay
-// off earlier than for scale; chunks stay cache-line aligned.
+// Activations that compute cost tens of flops per element (exp, divisions),
+// ~0.5-1.2 ns a value on one core: threads pay off from a few thousand
+// values. relu and table lookups cost a tenth of that, so they split later.
+// Chunks stay cache-line aligned.
 constexpr int64_t kActivationMinChunk = 1 << 13;
+constexpr int64_t kComputedActivationMinChunk = 1 << 11;
 constexpr int64_t kActivationAlign = 64;
 
 HWY_EXPORT(ActivateKernel);
@@ -216,12 +219,17 @@ bool UseTable(DType dtype, Activation act, bool gated, int64_t n) {
   return n >= (forced >= 0 ? forced : HWY_DYNAMIC_DISPATCH(DefaultTableMinElements)(act, gated));
 }
 
+// Smallest share of a call's values worth a thread of its own.
+int64_t MinChunk(Activation act, bool use_table) {
+  return act == Activation::kRelu || use_table ? kActivationMinChunk : kComputedActivationMinChunk;
+}
+
 }  // namespace
 
 void Activate(const UnaryArgs& args, Activation act) {
   const size_t elem = DTypeSizeOf(args.dtype);
   const bool use_table = UseTable(args.dtype, act, /*gated=*/false, args.n);
-  ParallelFor(args.n, kActivationMinChunk, kActivationAlign, [&](int64_t begin, int64_t end) {
+  ParallelFor(args.n, MinChunk(act, use_table), kActivationAlign, [&](int64_t begin, int64_t end) {
     HWY_DYNAMIC_DISPATCH(ActivateKernel)(args.dtype, act,
                                          static_cast<const char*>(args.x) + begin * elem,
                                          static_cast<char*>(args.out) + begin * elem,
@@ -233,7 +241,7 @@ void GatedActivate(const GatedArgs& args, Activation act) {
   const size_t elem = DTypeSizeOf(args.dtype);
   const bool use_table = UseTable(args.dtype, act, /*gated=*/true, args.rows * args.d);
   // Whole rows per thread; enough rows that each thread gets ~min_chunk outputs.
-  const int64_t min_rows = std::max<int64_t>(1, kActivationMinChunk / std::max<int64_t>(args.d, 1));
+  const int64_t min_rows = std::max<int64_t>(1, MinChunk(act, use_table) / std::max<int64_t>(args.d, 1));
   ParallelFor(args.rows, min_rows, 1, [&](int64_t begin, int64_t end) {
     HWY_DYNAMIC_DISPATCH(GatedKernel)(args.dtype, act,
                                       static_cast<const char*>(args.x) + begin * args.x_stride * elem,
