@@ -450,15 +450,17 @@ def test_cuda_many_long_rows(dtype, op):
 @pytest.mark.parametrize("op", OPS, ids=OP_IDS)
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cuda_few_rows_too_long_for_an_sm(dtype, op):
-    """Rows past every on-chip kernel, few of them: the online kernel over a
-    cluster of 8, 4 or 2 blocks per row (1-5, 17 and 40 rows on 132 SMs; one
-    block each on GPUs without clusters), each block a slice of the row. The
-    row's max, a NaN, an infinity and an all -inf row sit in different
-    slices; rows packed (300000) and element by element (2^20 + 3); in place
-    too."""
+    """Rows past every on-chip kernel, few of them: the online kernel, each
+    block a slice of a row, over a cooperative grid (1-8 rows on 132 SMs:
+    132 / rows blocks a row, at most one per 4096 values; the blocks' totals
+    parked in the output, which holds x itself in place) or a cluster of 8,
+    4 or 2 blocks per row (17 and 40 rows, and rows whose output slots would
+    not be 8-byte aligned: 5 x (2^20 + 3) bfloat16/float16). The row's max,
+    a NaN, an infinity and an all -inf row sit in different slices; rows
+    packed (300000) and not (2^20 + 3); in place too."""
     ours, theirs = op
     for rows, length in [(1, 300000), (5, 300000), (17, 300000), (40, 300000), (1, 2**20 + 3),
-                         (5, 2**20 + 3)]:
+                         (5, 2**20 + 3), (2, 2**21)]:
         x = rows_of(rows, length, dtype, "cuda", seed=rows + length)
         x[0, length - 2] = 1e4 if dtype != torch.float16 else 6e4  # the max in the last slice
         if rows > 1:
@@ -467,10 +469,11 @@ def test_cuda_few_rows_too_long_for_an_sm(dtype, op):
             x[2, length // 2] = NAN
             x[3, length // 3] = INF
         check(ours(x), x, theirs)
-    x = rows_of(3, 300000, dtype, "cuda", seed=3)
-    expected = x.clone()
-    ours(x, out=x)
-    check(x, expected, theirs)
+    for rows, length in [(3, 300000), (1, 2**20 + 3), (17, 300000)]:
+        x = rows_of(rows, length, dtype, "cuda", seed=3)
+        expected = x.clone()
+        ours(x, out=x)
+        check(x, expected, theirs)
 
 
 @requires_cuda
@@ -547,7 +550,9 @@ def test_cuda_runs_on_current_stream():
 
 @requires_cuda
 def test_cuda_graph_capture_and_replay():
-    xs = [torch.randn(64, 100, device="cuda"), torch.randn(4, 70_000, device="cuda", dtype=torch.bfloat16)]
+    # the last: rows over a cooperative grid (the online kernel's grid split)
+    xs = [torch.randn(64, 100, device="cuda"), torch.randn(4, 70_000, device="cuda", dtype=torch.bfloat16),
+          torch.randn(2, 600_000, device="cuda", dtype=torch.bfloat16)]
     outs = [torch.empty_like(x) for x in xs]
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())

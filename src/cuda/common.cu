@@ -40,6 +40,10 @@ bool DeviceScope::HasDependentLaunch() const {
   return CachedAttribute<1>(device_id_, cudaDevAttrComputeCapabilityMajor) >= 9;
 }
 
+bool DeviceScope::HasCooperativeLaunch() const {
+  return CachedAttribute<4>(device_id_, cudaDevAttrCooperativeLaunch) != 0;
+}
+
 int DeviceScope::SharedMemoryPerBlock() const {
   return CachedAttribute<2>(device_id_, cudaDevAttrMaxSharedMemoryPerBlockOptin);
 }

@@ -42,6 +42,8 @@ class DeviceScope {
   bool HasDependentLaunch() const;
   // Whether the device has thread block clusters (sm_90 and later, too).
   bool HasClusters() const { return HasDependentLaunch(); }
+  // Whether kernels may be launched cooperatively (grid-wide syncs).
+  bool HasCooperativeLaunch() const;
   // The most shared memory one block may ask for (cudaFuncSetAttribute).
   int SharedMemoryPerBlock() const;
   int SharedMemoryPerSm() const;
@@ -73,18 +75,22 @@ __device__ __forceinline__ void AllowDependentGrids() {
 #endif
 }
 
-// A kernel's launch geometry: grid, block, dynamic shared memory, and
-// thread-block clusters of cluster_blocks blocks along x (sm_90+; 1: none).
+// A kernel's launch geometry: grid, block, dynamic shared memory,
+// thread-block clusters of cluster_blocks blocks along x (sm_90+; 1: none),
+// and whether the launch is cooperative (every block resident at once, for
+// grid-wide syncs; the launcher checks that the grid fits).
 struct LaunchShape {
   dim3 grid;
   dim3 block;
   size_t shared_bytes = 0;
   unsigned cluster_blocks = 1;
+  bool cooperative = false;
 };
 
 // kernel<<<shape...>>>(args...) on the caller's stream, as a programmatic
 // dependent launch where the device has it (every kernel so launched calls
-// WaitForPriorGrids before touching global memory).
+// WaitForPriorGrids before touching global memory), but for cooperative
+// launches, which are plain ones.
 template <class... Params, class... Args>
 void LaunchDependent(const DeviceScope& scope, void (*kernel)(Params...), const LaunchShape& shape,
                      Args&&... args) {
@@ -95,7 +101,10 @@ void LaunchDependent(const DeviceScope& scope, void (*kernel)(Params...), const 
   config.stream = scope.stream();
   cudaLaunchAttribute attributes[2];
   unsigned count = 0;
-  if (scope.HasDependentLaunch()) {
+  if (shape.cooperative) {
+    attributes[count].id = cudaLaunchAttributeCooperative;
+    attributes[count++].val.cooperative = 1;
+  } else if (scope.HasDependentLaunch()) {
     attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attributes[count++].val.programmaticStreamSerializationAllowed = 1;
   }

@@ -7,9 +7,10 @@
 // registers (sm_90+). Many rows of more than 16384 values, up to what an SM
 // holds (155648 16-bit values): one block per row keeps it in registers and
 // shared memory, several rows per SM where they fit. Otherwise one block per
-// row (a cluster of up to 8 per row when few rows leave SMs idle), an online
-// (max, sum) pass over the row, a block (and cluster) reduction, then a
-// read+write pass (the re-read mostly hits L2).
+// row (a cluster of up to 8 per row when few rows leave SMs idle, and for
+// 1-8 rows a cooperative grid of up to an SM per 4096 values), an online
+// (max, sum) pass over the row, a block (and cluster or grid) reduction,
+// then a read+write pass (the re-read mostly hits L2).
 // 16-byte packs wherever x and out allow, scalar elements otherwise.
 //
 // Sums of exp(x - max) are kept as ones + rest, as on the CPU (softmax.h):
@@ -996,13 +997,57 @@ __device__ __forceinline__ MaxSum<C> ClusterMerge(const MaxSum<C>& total, MaxSum
 #endif
 }
 
+// The row's (max, sum) over the `slices` blocks of a cooperative grid that
+// share it (RowSplit::kGrid), with no memory but the output's own: each
+// block parks its total in the first bytes of its slice of the row's output
+// (`row_out`, a slice `slice_cols` long, 16-byte aligned and longer than a
+// MaxSum), the grid syncs, every block merges all of them in one order (the
+// same bits in every block), the grid syncs again, and each block puts back
+// the bytes it displaced (x's own values when the op runs in place). The
+// slots are read past L1 (__ldcg): a block may hold the line of a
+// neighbour's slot from its own x. Called by all threads of the grid.
+template <class T, class C>
+__device__ __forceinline__ MaxSum<C> GridMerge(const MaxSum<C>& total, T* row_out, int64_t slice_cols,
+                                               int slices, int slice, MaxSum<C>* shared) {
+  using Word = unsigned long long;  // __ldcg's 8-byte type
+  using Words = Word[3];
+  static_assert(sizeof(MaxSum<C>) == sizeof(Words), "a slot is three 8-byte words");
+  const auto slot = [&](int s) { return reinterpret_cast<Word*>(row_out + s * slice_cols); };
+  Word displaced[3];
+  if (threadIdx.x == 0) {
+    const auto* words = reinterpret_cast<const Word*>(&total);
+    for (int k = 0; k < 3; ++k) {
+      displaced[k] = __ldcg(slot(slice) + k);
+      __stcg(slot(slice) + k, words[k]);
+    }
+  }
+  cooperative_groups::this_grid().sync();
+  MaxSum<C> acc = MaxSum<C>::Empty();
+  if (threadIdx.x < slices) {
+    Word words[3];
+    for (int k = 0; k < 3; ++k) words[k] = __ldcg(slot(threadIdx.x) + k);
+    memcpy(&acc, words, sizeof(words));
+  }
+  const MaxSum<C> merged = BlockMerge(acc, shared);
+  cooperative_groups::this_grid().sync();  // every slot read before one is restored
+  if (threadIdx.x == 0) {
+    for (int k = 0; k < 3; ++k) __stcg(slot(slice) + k, displaced[k]);
+  }
+  __syncthreads();
+  return merged;
+}
+
+// How the online kernel's blocks share rows: one block a row; a cluster a
+// row (sm_90+); or a cooperative grid of `slices` blocks a row (GridMerge).
+enum class RowSplit { kNone, kCluster, kGrid };
+
 // kVec > 1 requires each row of x and of out to share their offset within 16
-// bytes, so one head length aligns both. With kClustered (sm_90+), a
-// cluster of blocks takes each row, each block a slice of it (a multiple of
-// 16 bytes long, so that every slice keeps the row's alignment), and the
-// slices' (max, sum) merge over the cluster (ClusterMerge): few rows too
-// long for any SM's registers and shared memory then use several SMs each.
-template <class T, int kVec, bool kClustered>
+// bytes, so one head length aligns both. With a split, several blocks take
+// each row, each block a slice of it (a multiple of 16 bytes long, so that
+// every slice keeps the row's alignment), and the slices' (max, sum) merge
+// over the cluster (ClusterMerge) or the grid (GridMerge): few rows too long
+// for any SM's registers and shared memory then use several SMs each.
+template <class T, int kVec, RowSplit kSplit>
 __global__ void __launch_bounds__(kMaxBlockThreads)
     BlockRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
                     int64_t out_stride, bool log) {
@@ -1015,12 +1060,16 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   __shared__ MaxSum<C> cluster_slot;
   int64_t slices = 1, slice = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (kClustered) {
+  if constexpr (kSplit == RowSplit::kCluster) {
     const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
     slices = cluster.num_blocks();
     slice = cluster.block_rank();
   }
 #endif
+  if constexpr (kSplit == RowSplit::kGrid) {  // gridDim.x = rows x slices: no row loop
+    slices = gridDim.x / rows;
+    slice = blockIdx.x % slices;
+  }
   constexpr int64_t kAlign = 16 / sizeof(T);
   const int64_t slice_cols = (cols + slices * kAlign - 1) / (slices * kAlign) * kAlign;
   const int64_t begin = std::min(cols, slice * slice_cols);
@@ -1046,7 +1095,11 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
           acc.Add(v);
         });
     MaxSum<C> total = BlockMerge(acc, shared);
-    if constexpr (kClustered) total = ClusterMerge(total, &cluster_slot);
+    if constexpr (kSplit == RowSplit::kCluster) total = ClusterMerge(total, &cluster_slot);
+    if constexpr (kSplit == RowSplit::kGrid) {
+      total = GridMerge(total, out + row * out_stride, slice_cols, static_cast<int>(slices),
+                        static_cast<int>(slice), shared);
+    }
     const C scale = total.sum.template Scale<C>(log);
     ForEachOwned<T, kVec>(
         n, head,
@@ -1074,21 +1127,48 @@ int OnlineRowBlocks(const DeviceScope& scope, int64_t rows) {
   return blocks;
 }
 
+// Slices a row of the cooperative online kernel takes at most: each at least
+// this many values, so that even the last one (shorter by the rounding of
+// every slice to 16 bytes) holds GridMerge's slot.
+constexpr int64_t kGridSliceMinCols = 4096;
+
+// Blocks a row for the cooperative online kernel (RowSplit::kGrid), or 0
+// where it does not apply: a few rows of over 2 x kGridSliceMinCols values
+// on a GPU with cooperative launch, where each row gets at least twice the
+// blocks a cluster gives it (1-8 rows on 132 SMs; more rows keep the
+// cluster's cheaper syncs), one 1024-thread block an SM (all resident at
+// once, as grid-wide syncs require). H100, bfloat16, graph replay, clusters of 8:
+// 1x1048576 53.3 us (torch.compile 14.8), 4x4194304 188.6.
+int GridRowSlices(const DeviceScope& scope, int64_t rows, int64_t cols, int cluster) {
+  if (rows == 0 || !scope.HasCooperativeLaunch()) return 0;
+  const int64_t slices = std::min<int64_t>(scope.Multiprocessors() / rows, cols / kGridSliceMinCols);
+  return slices >= 2 * cluster ? static_cast<int>(slices) : 0;
+}
+
 // The online kernel over `rows` rows: kVec-packed, or element by element.
 template <class T, int kVec>
 void LaunchBlockRows(const DeviceScope& scope, int threads, const T* x, T* out, int64_t rows,
                      int64_t cols, int64_t x_stride, int64_t out_stride, bool log) {
   const int cluster = OnlineRowBlocks(scope, rows);
-  if (cluster == 1) {
-    const int blocks = scope.StreamingBlocks(rows, 1);  // one row per block, SM-bounded
-    LaunchDependent(scope, BlockRowsKernel<T, kVec, false>, blocks, threads, x, out, rows, cols,
+  // GridMerge's slots: 8-byte words at every slice of every row of out.
+  const bool slots_aligned = reinterpret_cast<uintptr_t>(out) % 8 == 0 &&
+                             (rows == 1 || out_stride * sizeof(T) % 8 == 0);
+  const int slices = kVec > 1 && slots_aligned ? GridRowSlices(scope, rows, cols, cluster) : 0;
+  if (slices > 0) {
+    LaunchShape shape{dim3(static_cast<unsigned>(rows * slices)), dim3(kMaxBlockThreads)};
+    shape.cooperative = true;
+    LaunchDependent(scope, BlockRowsKernel<T, kVec, RowSplit::kGrid>, shape, x, out, rows, cols,
                     x_stride, out_stride, log);
-    return;
+  } else if (cluster == 1) {
+    const int blocks = scope.StreamingBlocks(rows, 1);  // one row per block, SM-bounded
+    LaunchDependent(scope, BlockRowsKernel<T, kVec, RowSplit::kNone>, blocks, threads, x, out, rows,
+                    cols, x_stride, out_stride, log);
+  } else {
+    LaunchDependent(scope, BlockRowsKernel<T, kVec, RowSplit::kCluster>,
+                    LaunchShape{dim3(static_cast<unsigned>(rows * cluster)),  // one cluster per row
+                                dim3(static_cast<unsigned>(threads)), 0, static_cast<unsigned>(cluster)},
+                    x, out, rows, cols, x_stride, out_stride, log);
   }
-  LaunchDependent(scope, BlockRowsKernel<T, kVec, true>,
-                  LaunchShape{dim3(static_cast<unsigned>(rows * cluster)),  // one cluster per row
-                              dim3(static_cast<unsigned>(threads)), 0, static_cast<unsigned>(cluster)},
-                  x, out, rows, cols, x_stride, out_stride, log);
 }
 
 int BlockThreads(int64_t packs) {
