@@ -43,8 +43,8 @@ CASES = {
     "rope": [(t, 0) for t in (1, 8, 32, 128, 1024, 4096, 16384)],
     "softmax": [(r, v) for v in (32000, 128256, 151936) for r in (1, 32, 64, 256, 4096)]
     + [(4096, 4096), (16384, 4096), (1024, 16384), (16384, 16384)]
-    + [(r, 1 << 20) for r in (1, 2, 8, 16)] + [(4, 1 << 22)],
-    "log_softmax": [(r, v) for v in (32000, 128256) for r in (1, 256, 4096)] + [(1, 1 << 20), (4, 1 << 22)],
+    + [(r, 1 << 20) for r in (1, 2, 8, 16)] + [(4, 1 << 22), (256, 1 << 18)],
+    "log_softmax": [(r, v) for v in (32000, 128256) for r in (1, 256, 4096)] + [(1, 1 << 20), (4, 1 << 22), (256, 1 << 18)],
     # activations on n bfloat16 values, elementwise ops on 2^28 float32 ones (rows x cols = 1 x n)
     **{op: [(1, n) for n in (1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 26)]
        for op in ("exp", "gelu", "silu", "gelu_tanh")},

@@ -370,6 +370,31 @@ def test_cuda_odd_sizes_offsets_and_caches(dtype, is_neox):
 
 @requires_cuda
 @pytest.mark.parametrize("is_neox", LAYOUTS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cuda_many_tokens_odd_head_counts(dtype, is_neox):
+    """More tokens than the grid has blocks (each block loops over tokens),
+    head counts of 7 + 3 and 5 without key, partial rotary, and tokens whose
+    positions are out of range (left unchanged) among them."""
+    for num_tokens, heads, kv_heads, rot_dim in [(4000, 7, 3, 128), (8000, 5, None, 128), (8000, 7, 3, 64)]:
+        positions, query, key, cache = make_inputs(num_tokens, heads, kv_heads, 128, rot_dim, dtype,
+                                                   seed=num_tokens + heads)
+        check_rope("cuda", positions, query, key, 128, cache, is_neox)
+    positions, query, key, cache = make_inputs(4000, 7, 3, 128, 128, dtype, seed=5)
+    skipped = torch.zeros(4000, dtype=torch.bool)
+    skipped[::97] = True
+    positions[skipped] = cache.shape[0] + 3
+    kept = ~skipped
+    expected_q, expected_k = rope_reference(positions[kept], query[kept], key[kept], 128, cache, is_neox)
+    q, k = query.cuda(), key.cuda()
+    hetkern.rope(positions.cuda(), q, k, 128, cache.cuda(), is_neox)
+    assert_bitwise_equal(q[kept.cuda()], expected_q)
+    assert_bitwise_equal(k[kept.cuda()], expected_k)
+    assert_bitwise_equal(q[skipped.cuda()], query[skipped])
+    assert_bitwise_equal(k[skipped.cuda()], key[skipped])
+
+
+@requires_cuda
+@pytest.mark.parametrize("is_neox", LAYOUTS)
 def test_cuda_out_of_range_positions_are_skipped(is_neox):
     """Tokens whose position is outside [0, max_position) stay unchanged; the
     cache sits between NaN-filled guard rows, so reading past it would put
