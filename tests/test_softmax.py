@@ -433,10 +433,12 @@ def test_cuda_many_long_rows(dtype, op):
     threads go to that kernel's smaller blocks, and 16-bit rows of 5120 and
     8192 values to its 256-thread rows of 4 packs, a block per row (float32:
     512 threads). 600 rows of 32000: more than an H100's 528 block slots of
-    the shared-memory kernel, a block per row. Special rows among them."""
+    the shared-memory kernel, a block per row. 140 rows past the shared
+    kernel (more than 66): the online kernel, a block per row. Special rows
+    among them."""
     ours, theirs = op
     for rows, length in [(300, 5120), (300, 8192), (300, 16392), (300, 32000), (600, 32000), (40, 32776),
-                         (40, 65544), (40, 128256), (40, 155648), (40, 155656)]:
+                         (40, 65544), (40, 128256), (40, 155648), (40, 155656), (140, 155656)]:
         x = rows_of(rows, length, dtype, "cuda", seed=length)
         x[0, ::3] = -INF
         x[1, :] = -INF
