@@ -78,7 +78,7 @@ __device__ __forceinline__ void AllowDependentGrids() {
 // A kernel's launch geometry: grid, block, dynamic shared memory,
 // thread-block clusters of cluster_blocks blocks along x (sm_90+; 1: none),
 // and whether the launch is cooperative (every block resident at once, for
-// grid-wide syncs; the launcher checks that the grid fits).
+// grid-wide syncs; the caller keeps the grid within what the GPU holds).
 struct LaunchShape {
   dim3 grid;
   dim3 block;
