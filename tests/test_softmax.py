@@ -457,7 +457,7 @@ def test_cuda_few_rows_too_long_for_an_sm(dtype, op):
     132 / rows blocks a row, at most one per 4096 values; the blocks' totals
     parked in the output, which holds x itself in place) or a cluster of 8,
     4 or 2 blocks per row (17 and 40 rows, and rows whose output slots would
-    not be 8-byte aligned: 5 x (2^20 + 3) bfloat16/float16). The row's max,
+    not be 8-byte aligned: 5 x (2^20 + 3) but in float64). The row's max,
     a NaN, an infinity and an all -inf row sit in different slices; rows
     packed (300000) and not (2^20 + 3); in place too."""
     ours, theirs = op
