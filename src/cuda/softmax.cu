@@ -1002,10 +1002,11 @@ __device__ __forceinline__ MaxSum<C> ClusterMerge(const MaxSum<C>& total, MaxSum
 // block parks its total in the first bytes of its slice of the row's output
 // (`row_out`, 8-byte aligned; slices `slice_cols` long, a multiple of 16
 // bytes, each longer than a MaxSum), the grid syncs, every block merges all
-// of them in one order (the same bits in every block), the grid syncs again, and each block puts back
-// the bytes it displaced (x's own values when the op runs in place). The
-// slots are read past L1 (__ldcg): a block may hold the line of a
-// neighbour's slot from its own x. Called by all threads of the grid.
+// of them in one order (the same bits in every block), the grid syncs
+// again, and each block puts back the bytes it displaced (x's own values
+// when the op runs in place). The slots are read past L1 (__ldcg): a block
+// may hold the line of a neighbour's slot from its own x. Called by all
+// threads of the grid.
 template <class T, class C>
 __device__ __forceinline__ MaxSum<C> GridMerge(const MaxSum<C>& total, T* row_out, int64_t slice_cols,
                                                int slices, int slice, MaxSum<C>* shared) {
