@@ -623,6 +623,20 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
   int turn = 0;
   // As in RMSNormKernel.
   constexpr bool kDecode = kDecodeForm<kGrid, kCache, Rows<T, W, O>::kQuant>;
+  // The quant ops (float compute) keep a thread's row values, converted
+  // once, where they are at most 16 (then x - mean), instead of x's packs,
+  // which each of the three passes converted again: these kernels are
+  // issue-bound at large shapes (Nsight Compute, bfloat16 16384x4096: 39.8
+  // instructions a value against plain layernorm's 29.6, issue slots 84 %
+  // busy). H100, graph replay, us: layernorm_quant bfloat16 16384x4096 96.3
+  // -> 90.4, float32 138.0 -> 135.4, 1x4096 2.60 -> 2.55; ptxas spills 8
+  // bytes there under the 40-register bound, which still beat 2 blocks an
+  // SM without spills (96.8; float32 168.3). The RMS norms' quant kernels
+  // spilled 80 bytes with their values kept (rmsnorm_quant 77.0 -> 99.4);
+  // the plain kernels reach the copy limit as they are.
+  // (benchmarks/results/h100-2026-11-27-stop34, runs 1-3.)
+  constexpr bool kKeepDeviations =
+      Rows<T, W, O>::kQuant && std::is_same_v<C, float> && kCache > 0 && kCache * kLanes <= 16;
   WaitForPriorGrids();
   AllowDependentGrids();
   const RowQuantScale<C, kGrid> quant_scale(Rows<T, W, O>::kQuant ? *a.scale : 1.f);
@@ -638,6 +652,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
     auto* out = reinterpret_cast<PO*>(a.out + row * a.out_stride);
     RegisterPacks<P, (kCache > 0 ? kCache : 1), kDecode> cache;
+    C deviation[kKeepDeviations ? kCache : 1][kLanes];  // x, then x - mean (kKeepDeviations)
     if constexpr (kDecode) {  // all loads first, as in RMSNormKernel; else with the sum below
       const int64_t load_row = active ? row : a.rows - 1;
       const auto* x_row = reinterpret_cast<const P*>(a.x + load_row * a.x_stride);
@@ -659,9 +674,17 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
       ForSlots<kCache, kDecode>(packs, [&](int slot, int64_t p, bool in_row) {
         in_row = in_row && active;
         const P v = kDecode ? cache[slot] : x[p];
+        if constexpr (kKeepDeviations) {
 #pragma unroll
-        for (int i = 0; i < kLanes; ++i) sum += in_row ? Types::Load(v.lane[i]) : C(0);
-        if constexpr (!kDecode && kCache > 0) cache.Set(slot, v);
+          for (int i = 0; i < kLanes; ++i) {
+            deviation[slot][i] = Types::Load(v.lane[i]);
+            sum += in_row ? deviation[slot][i] : C(0);
+          }
+        } else {
+#pragma unroll
+          for (int i = 0; i < kLanes; ++i) sum += in_row ? Types::Load(v.lane[i]) : C(0);
+          if constexpr (!kDecode && kCache > 0) cache.Set(slot, v);
+        }
       });
     }
     const C mean = a.PerElement(RowSum<kDecode>(sum, partials, turn));
@@ -669,11 +692,20 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
     if (kDecode || active) {
       ForSlots<kCache, kDecode>(packs, [&](int slot, int64_t p, bool in_row) {
         in_row = in_row && active;
-        const P v = row_pack(slot, p);
+        if constexpr (kKeepDeviations) {
 #pragma unroll
-        for (int i = 0; i < kLanes; ++i) {
-          const C dev = in_row ? Types::Load(v.lane[i]) - mean : C(0);
-          sum_sq_dev += dev * dev;
+          for (int i = 0; i < kLanes; ++i) {
+            deviation[slot][i] -= mean;
+            const C dev = in_row ? deviation[slot][i] : C(0);
+            sum_sq_dev += dev * dev;
+          }
+        } else {
+          const P v = row_pack(slot, p);
+#pragma unroll
+          for (int i = 0; i < kLanes; ++i) {
+            const C dev = in_row ? Types::Load(v.lane[i]) - mean : C(0);
+            sum_sq_dev += dev * dev;
+          }
         }
       });
     }
@@ -688,7 +720,9 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
       C y[kLanes];
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) {
-        const C scaled = (Types::Load(v.lane[i]) - mean) * rstd * ParamTypes::Load(w.lane[i]);
+        const C dev = kKeepDeviations ? deviation[kKeepDeviations ? slot : 0][i]
+                                      : Types::Load(v.lane[i]) - mean;
+        const C scaled = dev * rstd * ParamTypes::Load(w.lane[i]);
         y[i] = a.bias ? scaled + ParamTypes::Load(b.lane[i]) : scaled;
       }
       out[p] = StoreOutputs<O>(y, out_scale);
