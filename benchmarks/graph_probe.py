@@ -142,7 +142,7 @@ def report(op, rows, cols, dtype, times, copy, threads):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ops", default=",".join(CASES))
-    p.add_argument("--shapes", help="only these ROWSxCOLS of the ops' cases (CUDA); these shapes (CPU)")
+    p.add_argument("--shapes", help="these ROWSxCOLS instead of the ops' cases (rope: TOKENSx0)")
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--compile", action="store_true", help="torch.compile as a contender too")
     p.add_argument("--ncu", action="store_true")
@@ -151,14 +151,10 @@ def main():
     p.add_argument("--numpy", action="store_true", help="CPU: NumPy as a contender too, where it has the op")
     args = p.parse_args()
     only = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")] if args.shapes else None
+    probe = probe_cpu if args.device == "cpu" else probe_cuda
     for op in args.ops.split(","):
-        if args.device == "cpu":
-            for rows, cols in only or CASES[op]:
-                probe_cpu(op, rows, cols, args)
-            continue
-        for rows, cols in CASES[op]:
-            if only is None or (rows, cols) in only:
-                probe_cuda(op, rows, cols, args)
+        for rows, cols in only or CASES[op]:
+            probe(op, rows, cols, args)
 
 
 if __name__ == "__main__":
