@@ -26,6 +26,7 @@
 #include "src/cpu/convert-inl.h"
 #include "src/cpu/elementwise-inl.h"
 #include "src/cpu/math-inl.h"
+#include "src/cpu/normal-cdf-table.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace hetkern {
@@ -112,12 +113,48 @@ HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
   return KeepNaN(x, XSigmoid(d, x, x));
 }
 
+#if HETKERN_HWY_SCALEF
+// GELU's x * Phi(x) in float32 on 16-lane AVX-512 vectors: Q = Phi(-|x|) =
+// e^(-x^2/2) S(|x|), S from src/cpu/normal-cdf-table.h (32 polynomials of
+// degree 5, their coefficients held in pairs of registers and read by
+// vpermt2ps: no division, no second branch), then x * Phi = (x S) e^(-x^2/2)
+// for x < 0 (the Gaussian factor last, so that only the result can be
+// subnormal) and x (1 - Q) for x >= 0 (gelu(+inf) = inf). docs/activation.md
+// gives the measured error; the formula below (XNormalCdf) serves the other
+// targets and CUDA.
+template <class D>
+HWY_INLINE hn::Vec<D> XNormalCdfTable(D d, hn::Vec<D> x) {
+  namespace table = normal_cdf_table;
+  using V = hn::Vec<D>;
+  const hn::RebindToSigned<D> di;
+  const V t = hn::Min(hn::Abs(x), hn::Set(d, table::kClamp));  // NaN -> kClamp
+  // The interval: exponent and top three mantissa bits of t + 1 in [1, 16).
+  const auto interval = hn::IndicesFromVec(
+      d, hn::Sub(hn::ShiftRight<20>(hn::BitCast(di, hn::Add(t, hn::Set(d, 1.0f)))), hn::Set(di, 127 << 3)));
+  const auto lookup = [&](const float* entries) HWY_ATTR {
+    return hn::TwoTablesLookupLanes(d, hn::Load(d, entries), hn::Load(d, entries + 16), interval);
+  };
+  const V r = hn::Sub(t, lookup(table::kCenter));
+  V s = lookup(table::kCoefficient[table::kDegree]);
+  for (int j = table::kDegree - 1; j >= 0; --j) s = hn::MulAdd(s, r, lookup(table::kCoefficient[j]));
+  const V sq_hi = hn::Mul(t, t);
+  const V gauss = GaussianOfSquare(d, sq_hi, hn::MulSub(t, t, sq_hi));
+  const V below = hn::Mul(hn::Mul(x, s), gauss);
+  const V above = hn::Mul(x, hn::Sub(hn::Set(d, 1.0f), hn::Mul(s, gauss)));
+  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), below, above);
+}
+#endif
+
 // GELU's x * Phi(x) in float32: src/core/normal_cdf.h gives the formula
 // and its coefficients (shared with the CUDA kernels); docs/activation.md the
 // measured error. x^2 is split exactly into hi + lo (Veltkamp: exact with or
-// without FMA) and e^(-x^2/2) = e^(-hi/2) * (1 - lo/2).
+// without FMA) and e^(-x^2/2) = e^(-hi/2) * (1 - lo/2). 16-lane AVX-512
+// vectors take XNormalCdfTable.
 template <class D, hwy::EnableIf<sizeof(hn::TFromD<D>) == 4>* = nullptr>
 HWY_INLINE hn::Vec<D> XNormalCdf(D d, hn::Vec<D> x) {
+#if HETKERN_HWY_SCALEF
+  if constexpr (hn::MaxLanes(d) == 16) return XNormalCdfTable(d, x);
+#endif
   using V = hn::Vec<D>;
   const V t = hn::Abs(x);
 

@@ -69,18 +69,9 @@ HWY_INLINE hn::Vec512<float> Scalef(hn::Vec512<float> v, hn::Vec512<float> k) {
 #endif
 
 #if HETKERN_HWY_SCALEF
-// Highway's float32 exp reduction and polynomial: v = k ln 2 + r, |r| <=
-// ln 2 / 2, returns e^r - 1 and sets k (a float holding an integer). k comes
-// from the 1.5 * 2^23 rounding trick rather than a truncating conversion;
-// the two differ only where v / ln 2 is within a rounding of a half-integer,
-// and either k is a valid reduction there.
+// Highway's float32 exp polynomial: e^r - 1 for |r| <= ln 2 / 2.
 template <class D>
-HWY_INLINE hn::Vec<D> ExpReduced(D d, hn::Vec<D> v, hn::Vec<D>* k) {
-  using V = hn::Vec<D>;
-  const V magic = hn::Set(d, 12582912.0f);
-  *k = hn::Sub(hn::MulAdd(v, hn::Set(d, 1.442695040888963407359924681f), magic), magic);
-  V r = hn::MulAdd(*k, hn::Set(d, -0.693145751953125f), v);
-  r = hn::MulAdd(*k, hn::Set(d, -1.428606765330187045e-6f), r);
+HWY_INLINE hn::Vec<D> ExpOfReduced(D d, hn::Vec<D> r) {
   return hn::MulAdd(
       hn::impl::Estrin(r, hn::Set(d, +0.5f), hn::Set(d, +0.166666671633720397949219f),
                        hn::Set(d, +0.0416664853692054748535156f),
@@ -88,6 +79,37 @@ HWY_INLINE hn::Vec<D> ExpReduced(D d, hn::Vec<D> v, hn::Vec<D>* k) {
                        hn::Set(d, +0.00139304355252534151077271f),
                        hn::Set(d, +0.000198527617612853646278381f)),
       hn::Mul(r, r), r);
+}
+
+// Highway's reduction: v = k ln 2 + r, |r| <= ln 2 / 2 (ln 2 in two parts);
+// sets k (a float holding an integer), returns r. k comes from the 1.5 * 2^23
+// rounding trick rather than a truncating conversion; the two differ only
+// where v / ln 2 is within a rounding of a half-integer, and either k is a
+// valid reduction there.
+template <class D>
+HWY_INLINE hn::Vec<D> ExpReduction(D d, hn::Vec<D> v, hn::Vec<D>* k) {
+  const auto magic = hn::Set(d, 12582912.0f);
+  *k = hn::Sub(hn::MulAdd(v, hn::Set(d, 1.442695040888963407359924681f), magic), magic);
+  const auto r = hn::MulAdd(*k, hn::Set(d, -0.693145751953125f), v);
+  return hn::MulAdd(*k, hn::Set(d, -1.428606765330187045e-6f), r);
+}
+
+// e^r - 1 and k with v = k ln 2 + r.
+template <class D>
+HWY_INLINE hn::Vec<D> ExpReduced(D d, hn::Vec<D> v, hn::Vec<D>* k) {
+  return ExpOfReduced(d, ExpReduction(d, v, k));
+}
+
+// e^(-(hi + lo) / 2) for hi + lo = t^2 (the exact square, split), hi <= 225:
+// lo joins the reduced argument, whose rounding it then shares, so the
+// result carries no rounding of t^2. Subnormal results are rounded once; 0
+// below ~-104 (hi > 208).
+template <class D>
+HWY_INLINE hn::Vec<D> GaussianOfSquare(D d, hn::Vec<D> hi, hn::Vec<D> lo) {
+  hn::Vec<D> k;
+  const auto half = hn::Set(d, -0.5f);
+  const auto r = hn::MulAdd(lo, half, ExpReduction(d, hn::Mul(hi, half), &k));
+  return Scalef(hn::Add(ExpOfReduced(d, r), hn::Set(d, 1.0f)), k);
 }
 #endif
 
