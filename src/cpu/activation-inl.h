@@ -118,8 +118,8 @@ HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
 // e^(-x^2/2) S(|x|), S from src/cpu/normal-cdf-table.h (32 polynomials of
 // degree 5, their coefficients held in pairs of registers and read by
 // vpermt2ps: no division, no second branch), then x * Phi = (x S) e^(-x^2/2)
-// for x < 0 (the Gaussian factor last, so that only the result can be
-// subnormal) and x (1 - Q) for x >= 0 (gelu(+inf) = inf). docs/activation.md
+// for x <= 0 (the Gaussian factor last, so that only the result can be
+// subnormal) and x - (x S) e^(-x^2/2) for x > 0. docs/activation.md
 // gives the measured error; the formula below (XNormalCdf) serves the other
 // targets and CUDA.
 template <class D>
@@ -139,9 +139,10 @@ HWY_INLINE hn::Vec<D> XNormalCdfTable(D d, hn::Vec<D> x) {
   for (int j = table::kDegree - 1; j >= 0; --j) s = hn::MulAdd(s, r, lookup(table::kCoefficient[j]));
   const V sq_hi = hn::Mul(t, t);
   const V gauss = GaussianOfSquare(d, sq_hi, hn::MulSub(t, t, sq_hi));
-  const V below = hn::Mul(hn::Mul(x, s), gauss);
-  const V above = hn::Mul(x, hn::Sub(hn::Set(d, 1.0f), hn::Mul(s, gauss)));
-  return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), below, above);
+  // x clamped above as t is, so that gelu(+inf) = inf - finite * 0; x <= 0
+  // stays as it is (gelu(-inf) = -inf * 0 = NaN, as torch; gelu(-0) = -0).
+  const V xs = hn::Mul(hn::Min(x, hn::Set(d, table::kClamp)), s);
+  return hn::IfThenElse(hn::Le(x, hn::Zero(d)), hn::Mul(xs, gauss), hn::NegMulAdd(xs, gauss, x));
 }
 #endif
 
