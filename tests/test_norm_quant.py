@@ -238,6 +238,34 @@ def test_layernorm_quant(device, dtype, shape, with_bias):
                                    atol=2.0**-9, rtol=2.0**-3)
 
 
+@requires_cuda
+@pytest.mark.parametrize("op", ["rmsnorm_quant", "layernorm_quant"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
+def test_cuda_calls_of_many_row_tiles(op, dtype):
+    """Calls of more than 64 row tiles an SM, where the quant ops without a
+    residual take several tiles a block (src/cuda/norm.cu, LaunchRows): every
+    row has the bits a call of a few rows gives it, the last partial tile
+    included."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    rows = 8 * 64 * sms + 8 * 3 + 5  # rows of 64 values: one warp each, 8 a tile
+    x, w = make((rows, 64), dtype, "cuda", 1), make((64,), dtype, "cuda", 2, 1)
+    s = torch.tensor([0.0173], device="cuda")
+
+    def call(out, rows_of_x):
+        if op == "rmsnorm_quant":
+            return hetkern.rmsnorm_quant(out, rows_of_x, w, s, 1e-6)
+        return hetkern.layernorm_quant(out, rows_of_x, w, s, None, 1e-5)
+
+    whole = torch.empty(rows, 64, dtype=FP8, device="cuda")
+    call(whole, x)
+    for start in (0, rows // 2 + 3, rows - 37):
+        part = torch.empty(37, 64, dtype=FP8, device="cuda")
+        call(part, x[start:start + 37])
+        assert_bitwise_equal(whole[start:start + 37], part)
+    if op == "rmsnorm_quant":
+        assert_quant_matches(whole, rms_y(x, w, 1e-6) / 0.0173)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=lambda d: str(d)[6:])
 def test_float32_weight_with_16bit_x(device, dtype):

@@ -871,7 +871,18 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, const RowShape& 
   const dim3 block(row_threads, rows_per_block);
   const int64_t tiles = (args.rows + rows_per_block - 1) / rows_per_block;
   // One block a row tile (RowGrid); ForBlockRows loops past grid.x's limit.
-  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(tiles, INT32_MAX)));
+  // Large calls of the quant ops without a residual take 4 tiles a block:
+  // a block builds the scale's reciprocal once (RowQuantScale), for 4 rows
+  // instead of 1. H100, bfloat16, graph replay, 16384x4096, µs: rmsnorm_quant
+  // 76.5-76.8 -> 72.5-72.6 (0.90 -> 0.94 of a copy), layernorm_quant
+  // 89.8-90.4 -> 87.5-87.6; fused_add_rmsnorm_quant got slower (160.0-160.5 ->
+  // 164.7), and so did rmsnorm and layernorm at 2 tiles a block (92.6-92.9 ->
+  // 93.6-93.9, 91.4 -> 93.3; benchmarks/results/h100-2026-11-27-stop35, run 1).
+  const bool quant_without_residual = args.scale != nullptr && args.residual == nullptr;
+  const int64_t tiles_per_block =
+      quant_without_residual && cache > 0 && tiles > 64 * int64_t{scope.Multiprocessors()} ? 4 : 1;
+  const dim3 grid(
+      static_cast<unsigned>(std::min<int64_t>(CeilDiv(tiles, tiles_per_block), INT32_MAX)));
   if (!aligned) return launch(Int<1>{}, Int<0>{}, grid, block);
   switch (cache) {
     case 1: return launch(Int<kVectorLanes>{}, Int<1>{}, grid, block);
