@@ -119,9 +119,9 @@ def tolerance(name: str, dtype, x, device: str = "cpu"):
         return 8.0 + 3 * x * x
     if name == "gelu":
         # Over every float32 input: 3.93 ulp on the CPU's AVX-512 targets
-        # (src/cpu/normal-cdf-table.h); src/core/normal_cdf.h's formula 6.19
+        # (src/cpu/activation-tables.h); src/core/normal_cdf.h's formula 6.19
         # on AVX2, 7.37 on the targets without FMA (SSE4 and below;
-        # tools/check-gelu-cpu.py), 6.75 on CUDA with libdevice's expf
+        # tools/check-activation-cpu.py), 6.75 on CUDA with libdevice's expf
         # (tools/check-activations.cu).
         return 8.0
     if device == "cuda":
@@ -212,7 +212,7 @@ def _sweep():
         bits = rng.integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
         # The float32 erf-GELU's worst inputs over every float32 (CPU AVX2,
         # CPU targets without FMA, CUDA, the CPU's AVX-512 table form:
-        # tools/check-gelu-cpu.py and tools/check-activations.cu) and the
+        # tools/check-activation-cpu.py and tools/check-activations.cu) and the
         # 4096 floats around each.
         worst = np.array([-1.8307490348815918, -1.8297561407089233, -1.83028924, -12.103172302246094],
                          np.float32)

@@ -3,7 +3,7 @@
 // GELU's x * Phi(x) (Phi the standard normal CDF) in float32, one formula for
 // the Highway kernels (src/cpu/activation-inl.h) and the CUDA kernels
 // (src/cuda/activation.cu); the CPU's 16-lane AVX-512 targets read a table of
-// polynomials instead (src/cpu/normal-cdf-table.h):
+// polynomials instead (src/cpu/activation-tables.h):
 //   |x| <= kCentralBound (Phi = 1/4 .. 3/4): Phi = 1/2 + x * P(x^2);
 //   |x| >  kCentralBound: Q = Phi(-|x|) = e^(-x^2/2) * u * R(u),
 //                         u = 1 / (1 + kTailSlope |x|),

@@ -26,7 +26,7 @@
 #include "src/cpu/convert-inl.h"
 #include "src/cpu/elementwise-inl.h"
 #include "src/cpu/math-inl.h"
-#include "src/cpu/normal-cdf-table.h"
+#include "src/cpu/activation-tables.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace hetkern {
@@ -69,11 +69,47 @@ HWY_INLINE hn::Vec<D> ExpActivation(D d, hn::Vec<D> x) {
   return KeepNaN(x, ExpOrInf(d, x));
 }
 
+#if HETKERN_HWY_SCALEF
+// A coefficient of each lane's interval: entries[interval], the table in two
+// registers, one vpermt2ps.
+template <class D>
+HWY_INLINE hn::Vec<D> LookupInterval(D d, const float* entries, const hn::Indices512<float>& interval) {
+  return hn::TwoTablesLookupLanes(d, hn::Load(d, entries), hn::Load(d, entries + 16), interval);
+}
+
+// tanh in float32 on 16-lane AVX-512 vectors: sign(x) p(|x|), p from
+// src/cpu/activation-tables.h (30 polynomials of degree 5 over [0, 10],
+// read by vpermt2ps; the one on [0, 1/16) has no constant term, so that
+// tanh(x) ~ x keeps its relative accuracy): no exponential, no division.
+template <class D>
+HWY_INLINE hn::Vec<D> TanhTable(D d, hn::Vec<D> x) {
+  namespace table = tanh_table;
+  using V = hn::Vec<D>;
+  const hn::RebindToSigned<D> di;
+  // vminps returns its second operand where one is NaN: NaN stays NaN (here
+  // and in the final Min).
+  const V t = hn::Min(hn::Set(d, table::kClamp), hn::Abs(x));
+  const auto quarter_binade = hn::Sub(hn::ShiftRight<21>(hn::BitCast(di, t)), hn::Set(di, 123 * 4 - 1));
+  const auto interval = hn::IndicesFromVec(
+      d, hn::Min(hn::Max(quarter_binade, hn::Zero(di)), hn::Set(di, table::kLastInterval)));
+  const V r = hn::Sub(t, LookupInterval(d, table::kCenter, interval));
+  V p = LookupInterval(d, table::kCoefficient[table::kDegree], interval);
+  for (int j = table::kDegree - 1; j >= 0; --j) {
+    p = hn::MulAdd(p, r, LookupInterval(d, table::kCoefficient[j], interval));
+  }
+  return hn::CopySignToAbs(hn::Min(hn::Set(d, 1.0f), p), x);
+}
+#endif
+
 // Highway's Tanh, sign(x) (e - 1) / (e + 1) with e - 1 = expm1(2|x|) and 1
 // beyond 18.7, with its exp and division replaced by math-inl.h's (the
-// divisor e + 1 <= e^37.4 where the quotient is used).
+// divisor e + 1 <= e^37.4 where the quotient is used). 16-lane AVX-512
+// float32 vectors take TanhTable.
 template <class D>
 HWY_INLINE hn::Vec<D> TanhActivation(D d, hn::Vec<D> x) {
+#if HETKERN_HWY_SCALEF
+  if constexpr (hn::MaxLanes(d) == 16 && sizeof(hn::TFromD<D>) == 4) return TanhTable(d, x);
+#endif
   using T = hn::TFromD<D>;
   const auto two = hn::Set(d, T(2));
   const auto sign = hn::And(hn::SignBit(d), x);
@@ -115,7 +151,7 @@ HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
 
 #if HETKERN_HWY_SCALEF
 // GELU's x * Phi(x) in float32 on 16-lane AVX-512 vectors: Q = Phi(-|x|) =
-// e^(-x^2/2) S(|x|), S from src/cpu/normal-cdf-table.h (32 polynomials of
+// e^(-x^2/2) S(|x|), S from src/cpu/activation-tables.h (32 polynomials of
 // degree 5, their coefficients held in pairs of registers and read by
 // vpermt2ps: no division, no second branch), then x * Phi = (x S) e^(-x^2/2)
 // for x <= 0 (the Gaussian factor last, so that only the result can be
@@ -131,12 +167,11 @@ HWY_INLINE hn::Vec<D> XNormalCdfTable(D d, hn::Vec<D> x) {
   // The interval: exponent and top three mantissa bits of t + 1 in [1, 16).
   const auto interval = hn::IndicesFromVec(
       d, hn::Sub(hn::ShiftRight<20>(hn::BitCast(di, hn::Add(t, hn::Set(d, 1.0f)))), hn::Set(di, 127 << 3)));
-  const auto lookup = [&](const float* entries) HWY_ATTR {
-    return hn::TwoTablesLookupLanes(d, hn::Load(d, entries), hn::Load(d, entries + 16), interval);
-  };
-  const V r = hn::Sub(t, lookup(table::kCenter));
-  V s = lookup(table::kCoefficient[table::kDegree]);
-  for (int j = table::kDegree - 1; j >= 0; --j) s = hn::MulAdd(s, r, lookup(table::kCoefficient[j]));
+  const V r = hn::Sub(t, LookupInterval(d, table::kCenter, interval));
+  V s = LookupInterval(d, table::kCoefficient[table::kDegree], interval);
+  for (int j = table::kDegree - 1; j >= 0; --j) {
+    s = hn::MulAdd(s, r, LookupInterval(d, table::kCoefficient[j], interval));
+  }
   const V sq_hi = hn::Mul(t, t);
   const V gauss = GaussianOfSquare(d, sq_hi, hn::MulSub(t, t, sq_hi));
   // x clamped above as t is, so that gelu(+inf) = inf - finite * 0; x <= 0
