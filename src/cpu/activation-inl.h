@@ -70,11 +70,21 @@ HWY_INLINE hn::Vec<D> ExpActivation(D d, hn::Vec<D> x) {
 }
 
 #if HETKERN_HWY_SCALEF
-// A coefficient of each lane's interval: entries[interval], the table in two
-// registers, one vpermt2ps.
-template <class D>
-HWY_INLINE hn::Vec<D> LookupInterval(D d, const float* entries, const hn::Indices512<float>& interval) {
-  return hn::TwoTablesLookupLanes(d, hn::Load(d, entries), hn::Load(d, entries + 16), interval);
+// The polynomial of each lane's interval i at t (src/cpu/activation-tables.h):
+// sum over j of coefficient[j][i] (t - center[i])^j, Horner's order. Each
+// coefficient of the 32 intervals sits in two registers; one vpermt2ps reads
+// every lane's.
+template <int kDegree, class D>
+HWY_INLINE hn::Vec<D> IntervalPolynomial(D d, hn::Vec<D> t, const hn::Indices512<float>& interval,
+                                         const float (&center)[32],
+                                         const float (&coefficient)[kDegree + 1][32]) {
+  const auto lookup = [&](const float* entries) HWY_ATTR {
+    return hn::TwoTablesLookupLanes(d, hn::Load(d, entries), hn::Load(d, entries + 16), interval);
+  };
+  const auto r = hn::Sub(t, lookup(center));
+  auto p = lookup(coefficient[kDegree]);
+  for (int j = kDegree - 1; j >= 0; --j) p = hn::MulAdd(p, r, lookup(coefficient[j]));
+  return p;
 }
 
 // tanh in float32 on 16-lane AVX-512 vectors: sign(x) p(|x|), p from
@@ -92,11 +102,7 @@ HWY_INLINE hn::Vec<D> TanhTable(D d, hn::Vec<D> x) {
   const auto quarter_binade = hn::Sub(hn::ShiftRight<21>(hn::BitCast(di, t)), hn::Set(di, 123 * 4 - 1));
   const auto interval = hn::IndicesFromVec(
       d, hn::Min(hn::Max(quarter_binade, hn::Zero(di)), hn::Set(di, table::kLastInterval)));
-  const V r = hn::Sub(t, LookupInterval(d, table::kCenter, interval));
-  V p = LookupInterval(d, table::kCoefficient[table::kDegree], interval);
-  for (int j = table::kDegree - 1; j >= 0; --j) {
-    p = hn::MulAdd(p, r, LookupInterval(d, table::kCoefficient[j], interval));
-  }
+  const V p = IntervalPolynomial<table::kDegree>(d, t, interval, table::kCenter, table::kCoefficient);
   return hn::CopySignToAbs(hn::Min(hn::Set(d, 1.0f), p), x);
 }
 #endif
@@ -167,11 +173,7 @@ HWY_INLINE hn::Vec<D> XNormalCdfTable(D d, hn::Vec<D> x) {
   // The interval: exponent and top three mantissa bits of t + 1 in [1, 16).
   const auto interval = hn::IndicesFromVec(
       d, hn::Sub(hn::ShiftRight<20>(hn::BitCast(di, hn::Add(t, hn::Set(d, 1.0f)))), hn::Set(di, 127 << 3)));
-  const V r = hn::Sub(t, LookupInterval(d, table::kCenter, interval));
-  V s = LookupInterval(d, table::kCoefficient[table::kDegree], interval);
-  for (int j = table::kDegree - 1; j >= 0; --j) {
-    s = hn::MulAdd(s, r, LookupInterval(d, table::kCoefficient[j], interval));
-  }
+  const V s = IntervalPolynomial<table::kDegree>(d, t, interval, table::kCenter, table::kCoefficient);
   const V sq_hi = hn::Mul(t, t);
   const V gauss = GaussianOfSquare(d, sq_hi, hn::MulSub(t, t, sq_hi));
   // x clamped above as t is, so that gelu(+inf) = inf - finite * 0; x <= 0
