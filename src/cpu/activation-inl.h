@@ -158,7 +158,7 @@ HWY_INLINE hn::Vec<D> Silu(D d, hn::Vec<D> x) {
 #if HETKERN_HWY_SCALEF
 // GELU's x * Phi(x) in float32 on 16-lane AVX-512 vectors: Q = Phi(-|x|) =
 // e^(-x^2/2) S(|x|), S from src/cpu/activation-tables.h (32 polynomials of
-// degree 5, their coefficients held in pairs of registers and read by
+// degree 4, their coefficients held in pairs of registers and read by
 // vpermt2ps: no division, no second branch), then x * Phi = (x S) e^(-x^2/2)
 // for x <= 0 (the Gaussian factor last, so that only the result can be
 // subnormal) and x - (x S) e^(-x^2/2) for x > 0. docs/activation.md
