@@ -72,7 +72,8 @@ def fit(f, a, b, center, degree, fixed=None):
     fixed = dict(fixed or {})
     half = (b - a) / 2
     r = np.cos(np.linspace(0.0, np.pi, 4001)) * half + ((a + b) / 2 - center)
-    r = r[r != -center] if center == 0 else r  # no t = 0 where f(0) = 0
+    if center == 0:
+        r = r[r != 0]  # f(0) = 0: the relative error is undefined at t = 0
     y = f(center + r)
     for i in range(degree + 1):
         if i not in fixed:
