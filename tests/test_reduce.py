@@ -142,6 +142,19 @@ def test_every_target_gives_the_same_bits(dtype, op):
         assert_bitwise_equal(whole, results[0][1])
 
 
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_rows_streamed_from_memory_equal_rows_in_cache(cpu_target, dtype, op):
+    """Calls of more than 4 MiB take the leaves one after another, smaller ones
+    side by side (src/cpu/reduce.cc): each row's bits are the same either way."""
+    x = values((640, 4096 + 5), dtype, seed=11)[:, :4096]  # 640 rows of 4 to 8 leaves, > 4 MiB
+    y = values((640, 4096 + 5), dtype, seed=12)[:, 5:]
+    x, y = x.contiguous(), y.contiguous()
+    streamed = call(op, x, y, -1)
+    for r in range(0, 640, 7):
+        assert_bitwise_equal(streamed[r], call(op, x[r], y[r], None))
+
+
 @pytest.mark.parametrize("threads", [2, 3, 7])
 def test_threaded_results_equal_single_threaded(threads):
     cases = [((1_000_003,), None), ((3, 150_001), -1), ((2000, 300), -1), ((2, 100_001), -1)]

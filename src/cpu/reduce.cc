@@ -161,6 +161,7 @@ struct RowReducer {
   const T* HWY_RESTRICT x;
   const T* HWY_RESTRICT y;  // dot only
   size_t n;
+  bool side_by_side;  // Tree may take full leaves side by side (the input is cache-resident)
 
   size_t NumLeaves() const { return (n + kLeaf - 1) / kLeaf; }
 
@@ -175,8 +176,16 @@ struct RowReducer {
   // Software prefetch of the lines kPrefetchBytes past the kW elements at
   // i (of x, and y for dot): streaming a row from L3 or memory, one thread's
   // reads otherwise waited on the hardware prefetcher (AVX3_SPR, 1 thread:
-  // float32 sum/max/norm rows at 0.35-0.52 of a copy's bandwidth).
+  // float32 sum/max/norm rows at 0.35-0.52 of a copy's bandwidth). Not on
+  // Zen 4 (AVX3_ZEN4), whose hardware prefetcher keeps up with one leaf after
+  // another and the requests only slowed it (1 thread, float32 from memory:
+  // norm 4096x4096 3.5-4.8 ms -> 2.7-3.4, torch 2.6-4.4; sum 16M 3.6-4.4 ->
+  // 2.9-3.9, torch 2.7-3.9).
   HWY_INLINE void PrefetchGroup(size_t i) const {
+#if HWY_TARGET == HWY_AVX3_ZEN4
+    (void)i;
+    return;
+#endif
     for (size_t b = 0; b < kW * sizeof(T); b += 64) {
       PrefetchAhead(reinterpret_cast<const char*>(x + i) + b);
       if (kBinary) PrefetchAhead(reinterpret_cast<const char*>(y + i) + b);
@@ -236,7 +245,11 @@ struct RowReducer {
   // the chains' latency, not the arithmetic, bounded a leaf (float32 norm of
   // L2-resident rows took 2.5x sum's time), so Tree takes up to this many
   // full leaves side by side (8 chains in flight), each in Leaf's order,
-  // combined as the tree combines them.
+  // combined as the tree combines them. Only for cache-resident input
+  // (side_by_side): streamed from memory, the 2-4 interleaved streams of
+  // 2-4 KiB were slower than one leaf after another (Zen 4, 1 thread,
+  // float32 norm 4096x4096 5.5-6.0 ms against 3.5-4.8, sum 16M 3.7-4.0
+  // against 3.6-4.4), whose chains the out-of-order window overlaps.
   static constexpr size_t kVecs = kW / hn::MaxLanes(D());
   static constexpr size_t kLeavesAtOnce = kVecs <= 2 ? 4 : kVecs <= 4 ? 2 : 1;
 
@@ -272,7 +285,7 @@ struct RowReducer {
       return Leaf(lo, lanes);
     }
 #if !HWY_HAVE_SCALABLE
-    if (hi * kLeaf <= n) {  // full leaves only
+    if (side_by_side && hi * kLeaf <= n) {  // full leaves only
       if (kLeavesAtOnce >= 4 && hi - lo == 4) return FullLeavesTree<4>(lo, lanes);
       if (kLeavesAtOnce >= 2 && hi - lo == 2) return FullLeavesTree<2>(lo, lanes);
     }
@@ -343,14 +356,14 @@ HWY_INLINE void VisitReducer(ReduceOp op, DType dtype, Fn&& fn) {
 
 // out[r] for rows [row_begin, row_end), each on this thread.
 void ReduceRowsKernel(ReduceOp op, DType dtype, const void* x, const void* y, void* out,
-                      size_t row_begin, size_t row_end, size_t cols) {
+                      size_t row_begin, size_t row_end, size_t cols, bool side_by_side) {
   VisitReducer(op, dtype, [&](auto tag) HWY_ATTR {
     using R = typename decltype(tag)::type;
     using T = typename R::Storage;
     alignas(kReduceLaneBytes) typename R::A lanes[R::kW];
     for (size_t r = row_begin; r < row_end; ++r) {
       const R row{static_cast<const T*>(x) + r * cols,
-                  R::kBinary ? static_cast<const T*>(y) + r * cols : nullptr, cols};
+                  R::kBinary ? static_cast<const T*>(y) + r * cols : nullptr, cols, side_by_side};
       row.Tree(0, row.NumLeaves(), lanes);
       R::FoldAndStore(lanes, static_cast<T*>(out) + r);
     }
@@ -360,12 +373,12 @@ void ReduceRowsKernel(ReduceOp op, DType dtype, const void* x, const void* y, vo
 // Nodes [node_begin, node_end) of one row's cut tree into `partials`
 // (kReduceLaneBytes each, at their node index).
 void ReduceCutNodesKernel(ReduceOp op, DType dtype, const void* x, const void* y, size_t cols,
-                          const LeafRange* nodes, size_t node_begin, size_t node_end,
-                          void* partials) {
+                          bool side_by_side, const LeafRange* nodes, size_t node_begin,
+                          size_t node_end, void* partials) {
   VisitReducer(op, dtype, [&](auto tag) HWY_ATTR {
     using R = typename decltype(tag)::type;
     using T = typename R::Storage;
-    const R row{static_cast<const T*>(x), static_cast<const T*>(y), cols};
+    const R row{static_cast<const T*>(x), static_cast<const T*>(y), cols, side_by_side};
     auto* lanes = static_cast<typename R::A*>(partials);
     for (size_t i = node_begin; i < node_end; ++i) {
       row.Tree(nodes[i].lo, nodes[i].hi, lanes + i * R::kW);
@@ -379,7 +392,7 @@ void FinishCutTreeKernel(ReduceOp op, DType dtype, size_t cols, int depth, const
   VisitReducer(op, dtype, [&](auto tag) HWY_ATTR {
     using R = typename decltype(tag)::type;
     using T = typename R::Storage;
-    const R row{nullptr, nullptr, cols};
+    const R row{nullptr, nullptr, cols, false};
     alignas(kReduceLaneBytes) typename R::A lanes[R::kW];
     size_t next = 0;
     R::CombineCut(0, row.NumLeaves(), depth, static_cast<const typename R::A*>(partials), &next,
@@ -404,6 +417,10 @@ namespace cpu {
 // Elements per thread below which waking threads costs more than it saves.
 constexpr int64_t kReduceMinChunk = 1 << 15;
 
+// Input (x, and y for dot) up to this size is taken as cache-resident: Tree's
+// leaves go side by side (RowReducer::kLeavesAtOnce).
+constexpr size_t kReduceSideBySideMaxBytes = size_t{4} << 20;
+
 HWY_EXPORT(ReduceRowsKernel);
 HWY_EXPORT(ReduceCutNodesKernel);
 HWY_EXPORT(FinishCutTreeKernel);
@@ -415,11 +432,15 @@ void Reduce(const ReduceArgs& args, ReduceOp op) {
   const auto* y = static_cast<const char*>(args.y);
   auto* out = static_cast<char*>(args.out);
   const int threads = NumThreads();
+  const size_t input_bytes = static_cast<size_t>(args.rows) * static_cast<size_t>(args.cols) *
+                             elem * (args.y != nullptr ? 2 : 1);
+  const bool side_by_side = input_bytes <= kReduceSideBySideMaxBytes;
   if (threads == 1 || args.rows >= threads || args.cols < 2 * kReduceMinChunk) {
     // Rows in parallel, each on one thread.
     const int64_t min_rows = std::max<int64_t>(1, kReduceMinChunk / std::max<int64_t>(args.cols, 1));
     ParallelFor(args.rows, min_rows, 1, [&](int64_t begin, int64_t end) {
-      HWY_DYNAMIC_DISPATCH(ReduceRowsKernel)(op, args.dtype, x, y, out, begin, end, args.cols);
+      HWY_DYNAMIC_DISPATCH(ReduceRowsKernel)(op, args.dtype, x, y, out, begin, end, args.cols,
+                                                side_by_side);
     });
     return;
   }
@@ -438,8 +459,8 @@ void Reduce(const ReduceArgs& args, ReduceOp op) {
     const char* x_row = x + r * cols * elem;
     const char* y_row = y ? y + r * cols * elem : nullptr;
     ParallelFor(static_cast<int64_t>(count), 1, 1, [&](int64_t begin, int64_t end) {
-      HWY_DYNAMIC_DISPATCH(ReduceCutNodesKernel)(op, args.dtype, x_row, y_row, cols, nodes, begin,
-                                                 end, partials);
+      HWY_DYNAMIC_DISPATCH(ReduceCutNodesKernel)(op, args.dtype, x_row, y_row, cols, side_by_side,
+                                                 nodes, begin, end, partials);
     });
     HWY_DYNAMIC_DISPATCH(FinishCutTreeKernel)(op, args.dtype, cols, depth, partials,
                                               out + r * elem);
