@@ -38,7 +38,8 @@ struct ScaleOp {
 void ScaleKernel(DType dtype, const void* x, void* out, size_t n, double factor) {
   VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
-    MapUnary(static_cast<const T*>(x), static_cast<T*>(out), n, ScaleOp{factor});
+    MapUnary<kPrefetchLightLoops>(static_cast<const T*>(x), static_cast<T*>(out), n,
+                                  ScaleOp{factor});
   });
 }
 
@@ -82,8 +83,8 @@ void BinaryKernel(DType dtype, BinaryOp op, const void* x, const void* y, size_t
   VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
     VisitBinaryOp<BinaryFn>(op, [&](auto fn) HWY_ATTR {
-      MapBinaryPeriodic(static_cast<const T*>(x), static_cast<const T*>(y), period,
-                        static_cast<T*>(out), begin, end, fn);
+      MapBinaryPeriodic<kPrefetchLightLoops>(static_cast<const T*>(x), static_cast<const T*>(y),
+                                             period, static_cast<T*>(out), begin, end, fn);
     });
   });
 }
@@ -92,8 +93,8 @@ void BinaryScalarKernel(DType dtype, BinaryOp op, const void* x, void* out, size
   VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
     VisitBinaryOp<BinaryFn>(op, [&](auto fn) HWY_ATTR {
-      MapUnary(static_cast<const T*>(x), static_cast<T*>(out), n,
-               WithScalarY<decltype(fn)>{fn, y});
+      MapUnary<kPrefetchLightLoops>(static_cast<const T*>(x), static_cast<T*>(out), n,
+                                    WithScalarY<decltype(fn)>{fn, y});
     });
   });
 }
@@ -102,8 +103,9 @@ void AxpbyKernel(DType dtype, const void* x, const void* y, size_t period, void*
                  size_t begin, size_t end, double a, double b) {
   VisitCpuType(dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
-    MapBinaryPeriodic(static_cast<const T*>(x), static_cast<const T*>(y), period,
-                      static_cast<T*>(out), begin, end, AxpbyFn{a, b});
+    MapBinaryPeriodic<kPrefetchLightLoops>(static_cast<const T*>(x), static_cast<const T*>(y),
+                                           period, static_cast<T*>(out), begin, end,
+                                           AxpbyFn{a, b});
   });
 }
 
