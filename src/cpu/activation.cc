@@ -149,7 +149,11 @@ void ActivateKernel(DType dtype, Activation act, const void* x, void* out, size_
   VisitCpuType(dtype, [&](auto type) HWY_ATTR {
     using T = typename decltype(type)::type;
     VisitActivation(act, [&](auto kind) HWY_ATTR {
-      MapUnary(static_cast<const T*>(x), static_cast<T*>(out), n, ActivationOp<decltype(kind)::value>());
+      constexpr Activation kAct = decltype(kind)::value;
+      // relu is a light loop (kPrefetchLightLoops); the others compute for long enough
+      // that their requests ahead pay.
+      constexpr bool kPrefetch = kAct != Activation::kRelu || kPrefetchLightLoops;
+      MapUnary<kPrefetch>(static_cast<const T*>(x), static_cast<T*>(out), n, ActivationOp<kAct>());
     });
   });
 }
