@@ -31,7 +31,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 constexpr uintptr_t kPrefetchBytes = 4096;
 
 // Whether the light streaming loops (a few instructions a vector: scale,
-// the binary ops, axpby) prefetch too. Not on Zen 4 (AVX3_ZEN4), whose
+// the binary ops, axpby, relu, the reductions) prefetch too. Not on Zen 4 (AVX3_ZEN4), whose
 // hardware prefetcher keeps up with them, so the requests only took issue
 // slots (1 thread, float32 scale: 256K 27.9-30.4 -> 23.2-23.5 us, NumPy
 // 23.2-27.8; 16M 6.6-9.6 -> 6.1-7.0 ms, NumPy 5.3-6.9; add unchanged). The

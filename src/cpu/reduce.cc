@@ -176,16 +176,13 @@ struct RowReducer {
   // Software prefetch of the lines kPrefetchBytes past the kW elements at
   // i (of x, and y for dot): streaming a row from L3 or memory, one thread's
   // reads otherwise waited on the hardware prefetcher (AVX3_SPR, 1 thread:
-  // float32 sum/max/norm rows at 0.35-0.52 of a copy's bandwidth). Not on
-  // Zen 4 (AVX3_ZEN4), whose hardware prefetcher keeps up with one leaf after
-  // another and the requests only slowed it (1 thread, float32 from memory:
-  // norm 4096x4096 3.5-4.8 ms -> 2.7-3.4, torch 2.6-4.4; sum 16M 3.6-4.4 ->
-  // 2.9-3.9, torch 2.7-3.9).
+  // float32 sum/max/norm rows at 0.35-0.52 of a copy's bandwidth). A light
+  // loop: not on Zen 4 (kPrefetchLightLoops), whose hardware prefetcher keeps
+  // up with one leaf after another and the requests only slowed it (1
+  // thread, float32 from memory: norm 4096x4096 3.5-4.8 ms -> 2.7-3.4, torch
+  // 2.6-4.4; sum 16M 3.6-4.4 -> 2.9-3.9, torch 2.7-3.9).
   HWY_INLINE void PrefetchGroup(size_t i) const {
-#if HWY_TARGET == HWY_AVX3_ZEN4
-    (void)i;
-    return;
-#endif
+    if constexpr (!kPrefetchLightLoops) return;
     for (size_t b = 0; b < kW * sizeof(T); b += 64) {
       PrefetchAhead(reinterpret_cast<const char*>(x + i) + b);
       if (kBinary) PrefetchAhead(reinterpret_cast<const char*>(y + i) + b);
@@ -248,8 +245,8 @@ struct RowReducer {
   // combined as the tree combines them. Only for cache-resident input
   // (side_by_side): streamed from memory, the 2-4 interleaved streams of
   // 2-4 KiB were slower than one leaf after another (Zen 4, 1 thread,
-  // float32 norm 4096x4096 5.5-6.0 ms against 3.5-4.8, sum 16M 3.7-4.0
-  // against 3.6-4.4), whose chains the out-of-order window overlaps.
+  // float32 norm 4096x4096 5.5-6.0 ms against 3.5-4.8, 16M 5.7-6.0 against
+  // 3.7-5.5), whose chains the out-of-order window overlaps.
   static constexpr size_t kVecs = kW / hn::MaxLanes(D());
   static constexpr size_t kLeavesAtOnce = kVecs <= 2 ? 4 : kVecs <= 4 ? 2 : 1;
 
