@@ -50,6 +50,7 @@ CASES = {
        for op in ("exp", "gelu", "silu", "gelu_tanh")},
     "scale": [(1, 1 << 28)],
     "add": [(1, 1 << 28)],
+    "div": [(1, 1 << 28)],
     # whole-array reductions of n values (1 x n)
     **{op: [(1, n) for n in (1 << 24, 1 << 26)] for op in reduce.OPS},
 }
@@ -67,9 +68,9 @@ def contenders(op, rows, cols, dtype, device="cuda"):
     if op == "rope":
         return rope._rope(rows, dtype, device)
     if op == "scale":
-        return elementwise._scale(rows * cols, "float32", device)
-    if op == "add":
-        return elementwise._binary("add", rows * cols, "float32", device)
+        return elementwise._scale(rows * cols, dtype, device)
+    if op in ("add", "div"):
+        return elementwise._binary(op, rows * cols, dtype, device)
     return softmax._softmax(op, (rows, cols), dtype, device)
 
 
