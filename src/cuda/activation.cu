@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(kGatedThreads)
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) {
         // act(g) * u in the compute type, rounded once.
-        v.lane[i] = Types::Store(op(Types::Load(g[k].lane[i])) * Types::Load(u[k].lane[i]));
+        v.lane[i] = Types::Store(op(LoadLane(g[k], i)) * LoadLane(u[k], i));
       }
       row_out[p] = v;
     }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "src/cuda/common.cuh"
@@ -19,6 +20,26 @@ template <class T, int kLanes>
 struct alignas(sizeof(T) * kLanes) Pack {
   T lane[kLanes];
 };
+
+// Lane k of a pack in its compute type. bfloat16 is the high half of a
+// float's bits, so a lane of a bfloat16 pair converts as one shift (the low
+// lane) or one mask (the high lane) of the pair's 32-bit word; read as a
+// 16-bit lane, ptxas moved a high lane down (PRMT) and shifted it back up,
+// 1.5 instructions a value where 1 does. That mattered in the issue-bound
+// kernels (H100, bfloat16, graph replay: layernorm_quant 16384x4096 81.8 ->
+// 78.8 us, 4096x16384 88.8 -> 81.5, with 32-bit slot indices in norm.cu;
+// benchmarks/results/h100-2026-11-27-stop37, run 2).
+template <class T, int kLanes>
+__device__ __forceinline__ typename CudaTypes<T>::Compute LoadLane(const Pack<T, kLanes>& p,
+                                                                   int k) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16> && kLanes % 2 == 0) {
+    uint32_t pair;
+    memcpy(&pair, &p.lane[k & ~1], sizeof pair);
+    return __uint_as_float(k % 2 == 0 ? pair << 16 : pair & 0xffff0000u);
+  } else {
+    return CudaTypes<T>::Load(p.lane[k]);
+  }
+}
 
 // v = *src where `load` holds; v keeps its value otherwise. One predicated
 // load into v's registers: `v = load ? *src : fill` instead lets the
@@ -106,7 +127,7 @@ __global__ void __launch_bounds__(kStreamingThreads, StreamingBlocksPerSm<Op>())
     const Pack<TIn, kLanes> v = x_packs[p];
     Pack<TOut, kLanes> r;
 #pragma unroll
-    for (int k = 0; k < kLanes; ++k) r.lane[k] = f(v.lane[k]);
+    for (int k = 0; k < kLanes; ++k) r.lane[k] = CudaTypes<TOut>::Store(op(LoadLane(v, k)));
     out_packs[p] = r;
   }
   for (int64_t i = head + packs * kLanes + thread; i < n; i += threads) out[i] = f(x[i]);
@@ -164,8 +185,8 @@ __global__ void MapBinaryKernel(const T* x, const T* y, int64_t period, T* out, 
   const int64_t step = threads * kLanes % period;
   int64_t phase = thread < packs ? (head + thread * kLanes) % period : 0;
   for (int64_t p = thread; p < packs; p += threads) {
-    Pack<T, kLanes> v = x_packs[p];
-    Pack<T, kLanes> w;
+    const Pack<T, kLanes> v = x_packs[p];
+    Pack<T, kLanes> w, r;
     if constexpr (kPackedY) {
       w = *reinterpret_cast<const Pack<T, kLanes>*>(y + phase);
     } else {
@@ -177,8 +198,8 @@ __global__ void MapBinaryKernel(const T* x, const T* y, int64_t period, T* out, 
       }
     }
 #pragma unroll
-    for (int k = 0; k < kLanes; ++k) v.lane[k] = f(v.lane[k], w.lane[k]);
-    out_packs[p] = v;
+    for (int k = 0; k < kLanes; ++k) r.lane[k] = Types::Store(op(LoadLane(v, k), LoadLane(w, k)));
+    out_packs[p] = r;
     phase += step;
     if (phase >= period) phase -= period;
   }

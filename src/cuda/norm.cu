@@ -550,16 +550,16 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
         P v = row_pack(slot, p, false);
         C value[kLanes];  // x, or the fused sum
 #pragma unroll
-        for (int i = 0; i < kLanes; ++i) value[i] = Types::Load(v.lane[i]);
+        for (int i = 0; i < kLanes; ++i) value[i] = LoadLane(v, i);
         if constexpr (kFusedAdd) {
           const P r = residual_pack(slot, p);
 #pragma unroll
-          for (int i = 0; i < kLanes; ++i) value[i] += Types::Load(r.lane[i]);
+          for (int i = 0; i < kLanes; ++i) value[i] += LoadLane(r, i);
           if constexpr (!kQuant) {  // vLLM: the sum rounded to T feeds the variance
 #pragma unroll
             for (int i = 0; i < kLanes; ++i) {
               v.lane[i] = Types::Store(value[i]);
-              value[i] = Types::Load(v.lane[i]);
+              value[i] = LoadLane(v, i);
             }
             if (in_row) residual[p] = v;
             if constexpr (kCache > 0) cache.Set(slot, v);
@@ -589,11 +589,11 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
       const PW w = weight.Get(slot, p);
       C value[kLanes];  // the normalised input: x, or the fused sum
 #pragma unroll
-      for (int i = 0; i < kLanes; ++i) value[i] = Types::Load(v.lane[i]);
+      for (int i = 0; i < kLanes; ++i) value[i] = LoadLane(v, i);
       if constexpr (kFusedAdd && kQuant) {  // the unrounded sum redone from x and residual
         const P r = residual_pack(slot, p);
 #pragma unroll
-        for (int i = 0; i < kLanes; ++i) value[i] += Types::Load(r.lane[i]);
+        for (int i = 0; i < kLanes; ++i) value[i] += LoadLane(r, i);
         if constexpr (kCache == 0) {  // streamed rows store T(sum) only now, once read twice
           P rounded;
 #pragma unroll
@@ -606,7 +606,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
       for (int i = 0; i < kLanes; ++i) {
         C normed = value[i] * inv_rms;
         if constexpr (!kGemma && !kQuant) normed = Types::Load(Types::Store(normed));
-        const C weight_value = CudaTypes<W>::Load(w.lane[i]);
+        const C weight_value = LoadLane(w, i);
         const C scale = kGemma ? C(1) + weight_value : weight_value;
         y[i] = normed * scale;
       }
@@ -621,7 +621,6 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
                                   GridBlocksPerSm<kCache, T, W, kGrid, true>())
     LayerNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
-  using ParamTypes = CudaTypes<W>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
   using PW = Pack<W, kLanes>;
@@ -684,12 +683,12 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
         if constexpr (kKeepDeviations) {
 #pragma unroll
           for (int i = 0; i < kLanes; ++i) {
-            deviation[slot][i] = Types::Load(v.lane[i]);
+            deviation[slot][i] = LoadLane(v, i);
             sum += in_row ? deviation[slot][i] : C(0);
           }
         } else {
 #pragma unroll
-          for (int i = 0; i < kLanes; ++i) sum += in_row ? Types::Load(v.lane[i]) : C(0);
+          for (int i = 0; i < kLanes; ++i) sum += in_row ? LoadLane(v, i) : C(0);
           if constexpr (!kDecode && kCache > 0) cache.Set(slot, v);
         }
       });
@@ -710,7 +709,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
           const P v = row_pack(slot, p);
 #pragma unroll
           for (int i = 0; i < kLanes; ++i) {
-            const C dev = in_row ? Types::Load(v.lane[i]) - mean : C(0);
+            const C dev = in_row ? LoadLane(v, i) - mean : C(0);
             sum_sq_dev += dev * dev;
           }
         }
@@ -728,9 +727,9 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
 #pragma unroll
       for (int i = 0; i < kLanes; ++i) {
         const C dev = kKeepDeviations ? deviation[kKeepDeviations ? slot : 0][i]
-                                      : Types::Load(v.lane[i]) - mean;
-        const C scaled = dev * rstd * ParamTypes::Load(w.lane[i]);
-        y[i] = a.bias ? scaled + ParamTypes::Load(b.lane[i]) : scaled;
+                                      : LoadLane(v, i) - mean;
+        const C scaled = dev * rstd * LoadLane(w, i);
+        y[i] = a.bias ? scaled + LoadLane(b, i) : scaled;
       }
       out[p] = StoreOutputs<O>(y, out_scale);
     });

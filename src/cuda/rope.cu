@@ -88,8 +88,8 @@ __global__ void __launch_bounds__(512) RopeKernel(RopeArgs a) {
       // Pair k is (x_ref, y_ref), rotated in place in the packs.
       const auto rotate = [&](int k, T& x_ref, T& y_ref) {
         const C x = Types::Load(x_ref), y = Types::Load(y_ref);
-        const C cos_k = static_cast<C>(CudaTypes<TC>::Load(c.lane[k]));
-        const C sin_k = static_cast<C>(CudaTypes<TC>::Load(s.lane[k]));
+        const C cos_k = static_cast<C>(LoadLane(c, k));
+        const C sin_k = static_cast<C>(LoadLane(s, k));
         x_ref = Types::Store(SubRn(MulRn(x, cos_k), MulRn(y, sin_k)));
         y_ref = Types::Store(AddRn(MulRn(y, cos_k), MulRn(x, sin_k)));
       };

@@ -161,7 +161,7 @@ struct PackMax {
       for (int i = 0; i < kVec / 2; ++i) acc = __hmax2(acc, pairs[i]);
     } else {
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) acc = fmax(acc, CudaTypes<T>::Load(pack.lane[k]));
+      for (int k = 0; k < kVec; ++k) acc = fmax(acc, LoadLane(pack, k));
     }
   }
 
@@ -383,7 +383,7 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
         ExpSum<C> pack_sum{C(0), C(0)};
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
-          const C v = Types::Load(cache[s].lane[k]);
+          const C v = LoadLane(cache[s], k);
           const C e = kLog ? RowExp<T>::Plain(v - shift) : term(v);
           if constexpr (kKeepExps) exps[s][k] = e;
           // log_softmax needs the sum as ones + rest (see ExpSum); v - max is
@@ -426,7 +426,7 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<
           P pack;
 #pragma unroll
           for (int k = 0; k < kVec; ++k) {
-            const C v = Types::Load(cache[s].lane[k]);
+            const C v = LoadLane(cache[s], k);
             C y;
             if constexpr (kLog) {
               y = (v - max) - scale;
@@ -592,7 +592,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
         ExpSum<C> pack_sum{C(0), C(0)};
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
-          const C v = Types::Load(pack.lane[k]);
+          const C v = LoadLane(pack, k);
           if (kLog && v - max == C(0)) {
             pack_sum.ones += C(1);
           } else {
@@ -632,7 +632,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
         P pack;
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
-          const C v = Types::Load(in.lane[k]);
+          const C v = LoadLane(in, k);
           pack.lane[k] = Types::Store(kLog ? (v - max) - scale : term(v) * scale);
         }
         outr[p] = pack;
@@ -879,7 +879,7 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
       ExpSum<C> pack_sum{C(0), C(0)};
 #pragma unroll
       for (int k = 0; k < kVec; ++k) {
-        const C v = Types::Load(cache[s].lane[k]);
+        const C v = LoadLane(cache[s], k);
         if (kLog && v - max == C(0)) {  // NaN, not 0, for v == max == +-inf
           pack_sum.ones += C(1);
         } else {
@@ -903,7 +903,7 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
         P pack;
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
-          const C v = Types::Load(cache[s].lane[k]);
+          const C v = LoadLane(cache[s], k);
           pack.lane[k] = Types::Store(kLog ? (v - max) - scale : RowExp<T>::Scaled(v - shift) * scale);
         }
         outr[p] = pack;
@@ -1092,7 +1092,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
           const P pack = *reinterpret_cast<const P*>(xr + i);
           C v[kVec];
 #pragma unroll
-          for (int k = 0; k < kVec; ++k) v[k] = Types::Load(pack.lane[k]);
+          for (int k = 0; k < kVec; ++k) v[k] = LoadLane(pack, k);
           acc.Add(v);
         });
     MaxSum<C> total = BlockMerge(acc, shared);
@@ -1106,12 +1106,13 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
         n, head,
         [&](int64_t i) { outr[i] = Types::Store(SoftmaxValue(Types::Load(xr[i]), total.max, scale, log)); },
         [&](int64_t i) {
-          P pack = *reinterpret_cast<const P*>(xr + i);
+          const P pack = *reinterpret_cast<const P*>(xr + i);
+          P result;
 #pragma unroll
           for (int k = 0; k < kVec; ++k) {
-            pack.lane[k] = Types::Store(SoftmaxValue(Types::Load(pack.lane[k]), total.max, scale, log));
+            result.lane[k] = Types::Store(SoftmaxValue(LoadLane(pack, k), total.max, scale, log));
           }
-          *reinterpret_cast<P*>(outr + i) = pack;
+          *reinterpret_cast<P*>(outr + i) = result;
         });
   }
 }
