@@ -236,10 +236,14 @@ __device__ __forceinline__ C RowSum(C v, C (&buffer)[2][32], int& turn) {
 template <int kCache, class Fn>
 __device__ __forceinline__ void ForThreadPacks(int64_t packs, Fn&& fn) {
   if constexpr (kCache > 0) {
+    // 32-bit indices: packs <= kCache * blockDim.x <= 4096 here, and 64-bit
+    // compares cost the issue-bound quant kernels an instruction or two a
+    // slot and pass.
+    const int row_packs = static_cast<int>(packs);
 #pragma unroll
     for (int slot = 0; slot < kCache; ++slot) {
-      const int64_t p = threadIdx.x + int64_t{slot} * blockDim.x;
-      if (p < packs) fn(slot, p);
+      const int p = threadIdx.x + slot * blockDim.x;
+      if (p < row_packs) fn(slot, int64_t{p});
     }
   } else {
     for (int64_t p = threadIdx.x; p < packs; p += blockDim.x) fn(0, p);
@@ -307,8 +311,8 @@ __device__ __forceinline__ void ForSlots(int64_t packs, Fn&& fn) {
   if constexpr (kDecode) {
 #pragma unroll
     for (int slot = 0; slot < kCache; ++slot) {
-      const int64_t p = threadIdx.x + int64_t{slot} * blockDim.x;
-      fn(slot, p < packs ? p : packs - 1, p < packs);
+      const int p = threadIdx.x + slot * blockDim.x, row_packs = static_cast<int>(packs);
+      fn(slot, int64_t{p < row_packs ? p : row_packs - 1}, p < row_packs);
     }
   } else {
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) { fn(slot, p, true); });
