@@ -111,9 +111,10 @@ def test_conversion_is_torchs_on_random_bits(device):
         assert_e4m3_equal(convert_through_rmsnorm_quant(values, torch.float32, device), expected)
 
 
-# Scales for the division: ordinary ones, and ones beyond [2^-64, 2^64], where
-# the CUDA kernels divide instead of correcting a reciprocal's product
-# (src/cuda/quant_scale.cuh), 0, inf and NaN included.
+# Scales for the division: ordinary ones, and negative ones and ones beyond
+# [2^-64, 2^64], where the CUDA kernels divide in float64 instead of
+# correcting a reciprocal's product (src/cuda/quant_scale.cuh), 0, inf and
+# NaN included.
 DIVISION_SCALES = [3.0, 0.1, 448 / 7, -1 / 3, 1.7 * 2.0**-20, -1.3 * 2.0**30, 2.0**-64, 2.0**64,
                    1e-30, 1e30, 1e-40, 0.0, float("inf"), float("nan")]
 

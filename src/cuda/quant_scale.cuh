@@ -19,9 +19,12 @@
 //   - for scale in [2^-64, 2^64] and |quotient| >= 2^-11, r, q0 and a
 //     nonzero rem (a multiple of ulp(q0) ulp(scale) >= 2^-121) are normal;
 //     smaller quotients give +-0 in e4m3 (below half of 2^-9), sign kept;
-//   - rem == 0 keeps q0: the FMA would turn -0 into +0;
+//   - rem is rounded toward -inf: nonzero, it is exact and so the same in
+//     any rounding, and an exact zero comes out as -0, which the correction
+//     adds to q0 without changing its bits, ±0 included (r > 0: negative
+//     scales take float64), where a +0 would turn q0 = -0 into +0;
 //   - inf and NaN y skip the step (|q0| < 1024 is false for them).
-// Other scales (0, subnormal, huge, inf, NaN) take float64: y times the
+// Other scales (negative, 0, subnormal, huge, inf, NaN) take float64: y times the
 // float64 reciprocal is within 2^-52 (relative) of y / scale, and a quotient
 // of two floats is never nearer than 2^-49 to a float rounding midpoint, so
 // rounding it to float gives the correctly rounded quotient; zeros, inf and
@@ -46,11 +49,11 @@ struct QuantScale<float> {
   float scale;
   float reciprocal;
   double wide_reciprocal;
-  bool by_reciprocal;  // scale in [2^-64, 2^64]: the step's operands stay normal
+  bool by_reciprocal;  // scale in [2^-64, 2^64]: the step's operands stay normal, r > 0
   __device__ explicit QuantScale(float s) {
     scale = s;
     reciprocal = __frcp_rn(s);  // correctly rounded (RN(1 / s)), once per thread
-    by_reciprocal = fabsf(s) >= 0x1p-64f && fabsf(s) <= 0x1p64f;
+    by_reciprocal = s >= 0x1p-64f && s <= 0x1p64f;
     // Only the other scales need it: a float64 division is dozens of
     // instructions, a share of the work of a thread that quantises 8 values
     // (H100, bfloat16, graph replay, against taking it always: rmsnorm_quant
@@ -63,8 +66,8 @@ struct QuantScale<float> {
   __device__ __forceinline__ float Divide(float y) const {
     if (!by_reciprocal) return __double2float_rn(static_cast<double>(y) * wide_reciprocal);
     const float q0 = __fmul_rn(y, reciprocal);  // no contraction into the FMA below
-    const float rem = __fmaf_rn(-q0, scale, y);
-    return rem != 0.f && fabsf(q0) < 1024.f ? __fmaf_rn(rem, reciprocal, q0) : q0;
+    const float rem = __fmaf_rd(-q0, scale, y);
+    return fabsf(q0) < 1024.f ? __fmaf_rn(rem, reciprocal, q0) : q0;
   }
 };
 
