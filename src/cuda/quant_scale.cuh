@@ -24,13 +24,13 @@
 //     adds to q0 without changing its bits, ±0 included (r > 0: negative
 //     scales take float64), where a +0 would turn q0 = -0 into +0;
 //   - inf and NaN y skip the step (|q0| < 1024 is false for them).
-// Other scales (negative, 0, subnormal, huge, inf, NaN) take float64: y times the
-// float64 reciprocal is within 2^-52 (relative) of y / scale, and a quotient
-// of two floats is never nearer than 2^-49 to a float rounding midpoint, so
-// rounding it to float gives the correctly rounded quotient; zeros, inf and
-// NaN come out as division gives them. No div.rn sequence is inlined at all:
-// it would double the code of every quant kernel (latency at decode sizes).
-// float64 compute (float64 x) divides.
+// Other scales (negative, 0, subnormal, huge, inf, NaN) take float64: y
+// times the float64 reciprocal is within 2^-52 (relative) of y / scale, and
+// a quotient of two floats is never nearer than 2^-49 to a float rounding
+// midpoint, so rounding it to float gives the correctly rounded quotient;
+// zeros, inf and NaN come out as division gives them. No div.rn sequence is
+// inlined at all: it would double the code of every quant kernel (latency
+// at decode sizes). float64 compute (float64 x) divides.
 #pragma once
 
 #include <cuda_runtime.h>
