@@ -267,6 +267,39 @@ def test_cuda_calls_of_many_row_tiles(op, dtype):
         assert_quant_matches(whole, rms_y(x, w, 1e-6) / 0.0173)
 
 
+@requires_cuda
+@pytest.mark.parametrize("op", ["rmsnorm_quant", "fused_add_rmsnorm_quant", "layernorm_quant"])
+@pytest.mark.parametrize("hidden", [1536, 2048, 3072, 4096, 5120, 8192])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
+def test_cuda_row_bits_independent_of_row_count(op, hidden, dtype):
+    """Rows give the same fp8 bits in a call of 4096 (many blocks an SM,
+    where layernorm_quant splits rows of 2 packs a thread over half the
+    threads: src/cuda/norm.cu, kSplitRows; 3 to 16 warps of partials here)
+    and in calls of 128 (one block an SM, the row's own thread shape). A
+    different reduction order moves the mean or the variance by an ulp in
+    many rows, and that moves some of 4096 * hidden values across an e4m3
+    rounding boundary."""
+    rows, chunk = 4096, 128
+    assert chunk <= torch.cuda.get_device_properties(0).multi_processor_count
+    x, r = make((rows, hidden), dtype, "cuda", hidden), make((rows, hidden), dtype, "cuda", hidden + 1)
+    w, b = make((hidden,), dtype, "cuda", 2, 1), make((hidden,), dtype, "cuda", 4, 1)
+    s = torch.tensor([0.0173], device="cuda")
+
+    def run(x, r):
+        out = torch.empty(x.shape, dtype=FP8, device="cuda")
+        if op == "rmsnorm_quant":
+            hetkern.rmsnorm_quant(out, x, w, s, 1e-6)
+        elif op == "fused_add_rmsnorm_quant":
+            hetkern.fused_add_rmsnorm_quant(out, x, r, w, s, 1e-6)
+        else:
+            hetkern.layernorm_quant(out, x, w, s, b, 1e-5)
+        return out
+
+    whole = run(x, r.clone())
+    chunks = torch.cat([run(x[i:i + chunk], r[i:i + chunk].clone()) for i in range(0, rows, chunk)])
+    assert_bitwise_equal(whole, chunks)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=lambda d: str(d)[6:])
 def test_float32_weight_with_16bit_x(device, dtype):

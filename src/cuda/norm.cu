@@ -197,37 +197,54 @@ __device__ __forceinline__ C ButterflyPartials(const C* partials, int n) {
   return v + C(0);
 }
 
-// Sum of v over the threads of this row group; every thread gets the same
-// bits. Called by all threads of the block (it may synchronise the block).
-// The per-warp partials go to buffer[turn], the two buffers used in turn:
-// one barrier per reduction suffices, since a buffer is written again only
-// after the next reduction's barrier, which every thread passes after
-// reading it. kDirect (decode calls: kDecodeForm, whose time is a chain of
-// latencies) sums up to 8 partials by SumPartials instead of a second
-// butterfly, the same bits (H100, bfloat16, graph replay, with
-// RegisterPacks' decode loads: rmsnorm 1x2048 1.52 -> 1.40 us, Liger 1.52;
-// layernorm 1x2048 1.81 -> 1.62; benchmarks/results/h100-2026-11-26-stop30).
-// Elsewhere its registers made kernels bounded to 32-40 of them spill.
-template <bool kDirect, class C>
-__device__ __forceinline__ C RowSum(C v, C (&buffer)[2][32], int& turn) {
-  v = WarpSum(v);
-  const int warps_per_row = blockDim.x / 32;
-  if (warps_per_row == 1) return v;  // uniform over the block: no barrier needed
-  C* row_partials = buffer[turn] + threadIdx.y * warps_per_row;
-  turn ^= 1;
-  if (threadIdx.x % 32 == 0) row_partials[threadIdx.x / 32] = v;
+// Sum over the threads of this row group of their partials; every thread
+// gets the same bits. A thread holds kSplit partials: those of the threads
+// threadIdx.x + i * blockDim.x (i < kSplit) of a row group kSplit times as
+// wide, whose tree this is (a split row, see LayerNormKernel). Called by all
+// threads of the block (it may synchronise the block). The per-warp partials
+// go to `buffer`; one barrier per reduction suffices where the caller
+// alternates two buffers, since a buffer is written again only after the
+// next reduction's barrier, which every thread passes after reading it.
+// kDirect (decode calls: kDecodeForm, whose time is a chain of latencies)
+// sums up to 8 partials by SumPartials instead of a second butterfly, the
+// same bits (H100, bfloat16, graph replay, with RegisterPacks' decode loads:
+// rmsnorm 1x2048 1.52 -> 1.40 us, Liger 1.52; layernorm 1x2048 1.81 -> 1.62;
+// benchmarks/results/h100-2026-11-26-stop30). Elsewhere its registers made
+// kernels bounded to 32-40 of them spill, and the second butterfly skips
+// the levels above the partials, which only add zeros.
+template <bool kDirect, int kSplit, class C>
+__device__ __forceinline__ C RowSum(const C (&partials)[kSplit], C (&buffer)[32]) {
+  C v[kSplit];
+#pragma unroll
+  for (int i = 0; i < kSplit; ++i) v[i] = WarpSum(partials[i]);
+  const int thread_warps = blockDim.x / 32, warps_per_row = thread_warps * kSplit;
+  if (warps_per_row == 1) return v[0];  // uniform over the block: no barrier needed
+  const int first = threadIdx.y * warps_per_row;
+  if (threadIdx.x % 32 == 0) {
+#pragma unroll
+    for (int i = 0; i < kSplit; ++i) buffer[first + threadIdx.x / 32 + i * thread_warps] = v[i];
+  }
   __syncthreads();
-  if constexpr (kDirect) {  // branches uniform over the block, on the row shape
-    if (warps_per_row <= 2) return SumPartials<2>(row_partials, warps_per_row);
-    if (warps_per_row <= 4) return SumPartials<4>(row_partials, warps_per_row);
-    if (warps_per_row <= 8) return SumPartials<8>(row_partials, warps_per_row);
+  // Branches uniform over the block, on the row shape.
+  if constexpr (kDirect) {
+    if (warps_per_row <= 2) return SumPartials<2>(buffer + first, warps_per_row);
+    if (warps_per_row <= 4) return SumPartials<4>(buffer + first, warps_per_row);
+    if (warps_per_row <= 8) return SumPartials<8>(buffer + first, warps_per_row);
     // 9-16 warps: 16 partials from shared memory were slower (rmsnorm
     // 1x8192 1.90 -> 2.25 us, stop 30 run 2); a butterfly of 4 levels
     // instead of 5: fused_add_rmsnorm 128x8192 3.01 -> 2.97 (stop 31 run 2).
-    if (warps_per_row <= 16) return ButterflyPartials<16>(row_partials, warps_per_row);
+  } else {
+    if (warps_per_row <= 8) return ButterflyPartials<8>(buffer + first, warps_per_row);
   }
+  if (warps_per_row <= 16) return ButterflyPartials<16>(buffer + first, warps_per_row);
   const int lane = threadIdx.x % 32;
-  return WarpSum(lane < warps_per_row ? row_partials[lane] : C(0));
+  return WarpSum(lane < warps_per_row ? buffer[first + lane] : C(0));
+}
+
+template <bool kDirect, class C>
+__device__ __forceinline__ C RowSum(C v, C (&buffer)[32]) {
+  const C partials[1] = {v};
+  return RowSum<kDirect>(partials, buffer);
 }
 
 // fn(slot, p) for each pack p of this thread's share of a row of `packs`
@@ -485,7 +502,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
   using PW = Pack<W, kLanes>;
   using PO = Pack<O, kLanes>;
   constexpr bool kQuant = Rows<T, W, O>::kQuant;
-  __shared__ C partials[2][32];
+  __shared__ C partials[2][32];  // alternated row by row, as RowSum requires
   int turn = 0;
   // Decode calls (RegisterPacks, RowSum; WithRowGrid launches this grid only
   // for rows kept in registers), but for the quant ops, which both made
@@ -581,11 +598,13 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
 #pragma unroll
         for (int i = 0; i < kLanes; ++i) {
           const C term = in_row ? value[i] : C(0);  // + 0 * 0 leaves sum_sq's bits
-          sum_sq += term * term;
+          sum_sq = fma(term, term, sum_sq);  // spelled out: see LayerNormKernel's output
         }
       });
     }
-    const C inv_rms = C(1) / sqrt(a.PerElement(RowSum<kDecode>(sum_sq, partials, turn)) + a.eps);
+    const C row_sum_sq = RowSum<kDecode>(sum_sq, partials[turn]);
+    turn ^= 1;  // the next row's reduction takes the other buffer
+    const C inv_rms = C(1) / sqrt(a.PerElement(row_sum_sq) + a.eps);
     if (!active) return;
     const QuantScale<C> out_scale = quant_scale.ForRow();
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
@@ -620,7 +639,13 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
 }
 
 // Two-pass mean and variance in C, then out = (x - mean) * rstd * w + b.
-template <class T, class W, int kLanes, int kCache, class O, RowGrid kGrid>
+// With kSplit > 1 (a split row, for large calls) each thread does the work
+// of kSplit threads of the row's shape: its slot s holds the pack of thread
+// threadIdx.x + (s % kSplit) * blockDim.x's slot s / kSplit (p = threadIdx.x
+// + s * blockDim.x either way) and adds into that thread's partial, and
+// RowSum reduces them by that shape's tree: the same bits on half the
+// threads (kSplitRows says where and why).
+template <class T, class W, int kLanes, int kCache, class O, RowGrid kGrid, int kSplit = 1>
 __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
                                   GridBlocksPerSm<kCache, T, W, kGrid, true>())
     LayerNormKernel(Rows<T, W, O> a) {
@@ -629,12 +654,13 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
   using P = Pack<T, kLanes>;
   using PW = Pack<W, kLanes>;
   using PO = Pack<O, kLanes>;
+  // The mean's partials and the variance's: each row's two reductions
+  // alternate them as RowSum requires.
   __shared__ C partials[2][32];
-  int turn = 0;
   // As in RMSNormKernel.
   constexpr bool kDecode = kDecodeForm<kGrid, kCache, Rows<T, W, O>::kQuant>;
   // The quant ops (float compute) keep a thread's row values, converted
-  // once, where they are at most 16 (then x - mean), instead of x's packs,
+  // once, where they are at most 32 (then x - mean), instead of x's packs,
   // which each of the three passes converted again: these kernels are
   // issue-bound at large shapes (Nsight Compute, bfloat16 16384x4096: 39.8
   // instructions a value against plain layernorm's 29.6, issue slots 84 %
@@ -644,9 +670,11 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
   // SM without spills (96.8; float32 168.3). The RMS norms' quant kernels
   // spilled 80 bytes with their values kept (rmsnorm_quant 77.0 -> 99.4);
   // the plain kernels reach the copy limit as they are.
-  // (benchmarks/results/h100-2026-11-27-stop34, runs 1-3.)
+  // (benchmarks/results/h100-2026-11-27-stop34, runs 1-3.) 32 values (4
+  // packs of 16-bit x) fit the 64 registers of 4-pack rows without spills:
+  // bfloat16 4096x16384 77.8 -> 76.6-77.1 us (stop38, run 1).
   constexpr bool kKeepDeviations =
-      Rows<T, W, O>::kQuant && std::is_same_v<C, float> && kCache > 0 && kCache * kLanes <= 16;
+      Rows<T, W, O>::kQuant && std::is_same_v<C, float> && kCache > 0 && kCache * kLanes <= 32;
   WaitForPriorGrids();
   AllowDependentGrids();
   const RowQuantScale<C, kGrid> quant_scale(Rows<T, W, O>::kQuant ? *a.scale : 1.f);
@@ -679,7 +707,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
     };
     // Both reductions' passes over every slot in decode calls, masked, as
     // RMSNormKernel's first pass (+ 0 leaves a sum's bits: it is never -0).
-    C sum = 0;
+    C sum[kSplit] = {};
     if (kDecode || active) {
       ForSlots<kCache, kDecode>(packs, [&](int slot, int64_t p, bool in_row) {
         in_row = in_row && active;
@@ -688,17 +716,17 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
 #pragma unroll
           for (int i = 0; i < kLanes; ++i) {
             deviation[slot][i] = LoadLane(v, i);
-            sum += in_row ? deviation[slot][i] : C(0);
+            sum[slot % kSplit] += in_row ? deviation[slot][i] : C(0);
           }
         } else {
 #pragma unroll
-          for (int i = 0; i < kLanes; ++i) sum += in_row ? LoadLane(v, i) : C(0);
+          for (int i = 0; i < kLanes; ++i) sum[slot % kSplit] += in_row ? LoadLane(v, i) : C(0);
           if constexpr (!kDecode && kCache > 0) cache.Set(slot, v);
         }
       });
     }
-    const C mean = a.PerElement(RowSum<kDecode>(sum, partials, turn));
-    C sum_sq_dev = 0;
+    const C mean = a.PerElement(RowSum<kDecode>(sum, partials[0]));
+    C sum_sq_dev[kSplit] = {};
     if (kDecode || active) {
       ForSlots<kCache, kDecode>(packs, [&](int slot, int64_t p, bool in_row) {
         in_row = in_row && active;
@@ -707,19 +735,19 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
           for (int i = 0; i < kLanes; ++i) {
             deviation[slot][i] -= mean;
             const C dev = in_row ? deviation[slot][i] : C(0);
-            sum_sq_dev += dev * dev;
+            sum_sq_dev[slot % kSplit] = fma(dev, dev, sum_sq_dev[slot % kSplit]);
           }
         } else {
           const P v = row_pack(slot, p);
 #pragma unroll
           for (int i = 0; i < kLanes; ++i) {
             const C dev = in_row ? LoadLane(v, i) - mean : C(0);
-            sum_sq_dev += dev * dev;
+            sum_sq_dev[slot % kSplit] = fma(dev, dev, sum_sq_dev[slot % kSplit]);
           }
         }
       });
     }
-    const C rstd = C(1) / sqrt(a.PerElement(RowSum<kDecode>(sum_sq_dev, partials, turn)) + a.eps);
+    const C rstd = C(1) / sqrt(a.PerElement(RowSum<kDecode>(sum_sq_dev, partials[1])) + a.eps);
     if (!active) return;
     const QuantScale<C> out_scale = quant_scale.ForRow();
     ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
@@ -732,8 +760,13 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
       for (int i = 0; i < kLanes; ++i) {
         const C dev = kKeepDeviations ? deviation[kKeepDeviations ? slot : 0][i]
                                       : LoadLane(v, i) - mean;
-        const C scaled = dev * rstd * LoadLane(w, i);
-        y[i] = a.bias ? scaled + LoadLane(b, i) : scaled;
+        // Every a * b + c here and in the sums of squares is an explicit
+        // fma, as the CPU's MulAdd: left to the compiler's contraction, the
+        // bias's add was fused in one instantiation and not in another
+        // (fp8 rows of float32 x 4096 and x 8192 differed between one block
+        // an SM and several, test_cuda_row_bits_independent_of_row_count).
+        const C normed = dev * rstd;
+        y[i] = a.bias ? fma(normed, LoadLane(w, i), LoadLane(b, i)) : normed * LoadLane(w, i);
       }
       out[p] = StoreOutputs<O>(y, out_scale);
     });
@@ -940,6 +973,21 @@ void RMSNorm(const NormArgs& args) { LaunchRMSNorm<false>(args); }
 
 void FusedAddRMSNorm(const NormArgs& args) { LaunchRMSNorm<true>(args); }
 
+// Whether large calls of layernorm_quant split their rows (LayerNormKernel's
+// kSplit = 2: half the threads, each with the packs and partials of two).
+// The fp8 kernel is issue-bound there; split, its per-row work is spread
+// over twice the values a thread, and a row takes fewer registers, so more
+// rows are in flight. Rows of 2 packs a thread (LaunchRows: 16-bit rows of
+// up to 8192 values, float32 up to 4096), whose 4 packs fit the 64 registers
+// of that bound without spills (ptxas), parameters of x's type (float32
+// parameters bound a block to an SM's registers; not measured split).
+// H100, graph replay, 16384x4096: bfloat16 76.7 -> 73.2-73.6 us (0.89 ->
+// 0.94 of a copy), float32 122.2 -> 115.6-116.9 (0.93 -> 0.97-0.98)
+// (benchmarks/results/h100-2026-11-27-stop38, run 1).
+template <class T, class W, class O, int kCache, RowGrid kGrid>
+constexpr bool kSplitRows = std::is_same_v<O, uint8_t> && std::is_same_v<T, W> && kCache == 2 &&
+                            kGrid == RowGrid::kSeveralBlocksPerSm;
+
 void LayerNorm(const NormArgs& args) {
   DeviceScope scope(args.device);
   VisitNormTypes(args, [&](auto t_tag, auto w_tag) {
@@ -951,6 +999,12 @@ void LayerNorm(const NormArgs& args) {
         constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
         WithRowGrid<kCache, kLayerNormShape.whole_sm_rows>(scope, grid, block, [&](auto row_grid) {
           constexpr RowGrid kGrid = decltype(row_grid)::value;
+          if constexpr (kSplitRows<T, W, O, kCache, kGrid>) {
+            if (block.y == 1 && block.x % 64 == 0) {
+              return LaunchDependent(scope, LayerNormKernel<T, W, kLanes, 2 * kCache, O, kGrid, 2>,
+                                     grid, dim3(block.x / 2), RowsOf<T, W, O>(args));
+            }
+          }
           LaunchDependent(scope, LayerNormKernel<T, W, kLanes, kCache, O, kGrid>, grid, block,
                           RowsOf<T, W, O>(args));
         });
