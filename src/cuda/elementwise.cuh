@@ -116,10 +116,13 @@ __global__ void __launch_bounds__(kStreamingThreads, StreamingBlocksPerSm<Op>())
     MapUnaryKernel(const TIn* x, TOut* out, int64_t n, int64_t head, Op op) {
   WaitForPriorGrids();
   AllowDependentGrids();
-  const auto f = [&](TIn v) { return CudaTypes<TOut>::Store(op(CudaTypes<TIn>::Load(v))); };
+  // op on a compute value, stored (packs convert their lanes by LoadLane);
+  // f_stored on single elements (the head and the tail).
+  const auto f = [&](auto v) { return CudaTypes<TOut>::Store(op(v)); };
+  const auto f_stored = [&](TIn v) { return f(CudaTypes<TIn>::Load(v)); };
   const int64_t thread = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int64_t threads = int64_t{gridDim.x} * blockDim.x;
-  if (thread < head) out[thread] = f(x[thread]);
+  if (thread < head) out[thread] = f_stored(x[thread]);
   const int64_t packs = (n - head) / kLanes;
   const auto* x_packs = reinterpret_cast<const Pack<TIn, kLanes>*>(x + head);
   auto* out_packs = reinterpret_cast<Pack<TOut, kLanes>*>(out + head);
@@ -127,10 +130,10 @@ __global__ void __launch_bounds__(kStreamingThreads, StreamingBlocksPerSm<Op>())
     const Pack<TIn, kLanes> v = x_packs[p];
     Pack<TOut, kLanes> r;
 #pragma unroll
-    for (int k = 0; k < kLanes; ++k) r.lane[k] = CudaTypes<TOut>::Store(op(LoadLane(v, k)));
+    for (int k = 0; k < kLanes; ++k) r.lane[k] = f(LoadLane(v, k));
     out_packs[p] = r;
   }
-  for (int64_t i = head + packs * kLanes + thread; i < n; i += threads) out[i] = f(x[i]);
+  for (int64_t i = head + packs * kLanes + thread; i < n; i += threads) out[i] = f_stored(x[i]);
 }
 
 // Launches MapUnaryKernel over n elements on the caller's stream: packs of
@@ -175,10 +178,13 @@ __global__ void MapBinaryKernel(const T* x, const T* y, int64_t period, T* out, 
   WaitForPriorGrids();
   AllowDependentGrids();
   using Types = CudaTypes<T>;
-  const auto f = [&](T a, T b) { return Types::Store(op(Types::Load(a), Types::Load(b))); };
+  // op on compute values, stored (packs convert their lanes by LoadLane);
+  // f_stored on single elements (the head and the tail).
+  const auto f = [&](auto a, auto b) { return Types::Store(op(a, b)); };
+  const auto f_stored = [&](T a, T b) { return f(Types::Load(a), Types::Load(b)); };
   const int64_t thread = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int64_t threads = int64_t{gridDim.x} * blockDim.x;
-  if (thread < head) out[thread] = f(x[thread], y[thread % period]);
+  if (thread < head) out[thread] = f_stored(x[thread], y[thread % period]);
   const int64_t packs = (n - head) / kLanes;
   const auto* x_packs = reinterpret_cast<const Pack<T, kLanes>*>(x + head);
   auto* out_packs = reinterpret_cast<Pack<T, kLanes>*>(out + head);
@@ -198,13 +204,13 @@ __global__ void MapBinaryKernel(const T* x, const T* y, int64_t period, T* out, 
       }
     }
 #pragma unroll
-    for (int k = 0; k < kLanes; ++k) r.lane[k] = Types::Store(op(LoadLane(v, k), LoadLane(w, k)));
+    for (int k = 0; k < kLanes; ++k) r.lane[k] = f(LoadLane(v, k), LoadLane(w, k));
     out_packs[p] = r;
     phase += step;
     if (phase >= period) phase -= period;
   }
   for (int64_t i = head + packs * kLanes + thread; i < n; i += threads) {
-    out[i] = f(x[i], y[i % period]);
+    out[i] = f_stored(x[i], y[i % period]);
   }
 }
 

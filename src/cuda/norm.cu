@@ -128,7 +128,11 @@ __device__ __forceinline__ Pack<O, kLanes> StoreOutputs(const C (&y)[kLanes],
 #pragma unroll
     for (int i = 0; i < kLanes; ++i) q[i] = scale.Divide(y[i]);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-    if constexpr (std::is_same_v<C, float> && kLanes % 2 == 0) {
+    constexpr bool kHardwarePairs = std::is_same_v<C, float> && kLanes % 2 == 0;
+#else
+    constexpr bool kHardwarePairs = false;  // sm_80 has no fp8 conversion instruction
+#endif
+    if constexpr (kHardwarePairs) {
       // The pairs are the pack's 16-bit halves as they are (little-endian:
       // q[i] in the low byte). Stored byte by byte, ptxas masked, shifted and
       // permuted each byte into place, ~4 instructions a value of these
@@ -143,12 +147,11 @@ __device__ __forceinline__ Pack<O, kLanes> StoreOutputs(const C (&y)[kLanes],
             __nv_cvt_float2_to_fp8x2(make_float2(q[i], q[i + 1]), __NV_SATFINITE, __NV_E4M3);
       }
       memcpy(&o, pairs, sizeof(o));
-      return o;
-    }
-#endif
+    } else {
 #pragma unroll
-    for (int i = 0; i < kLanes; ++i) {
-      o.lane[i] = F32ToE4M3Bits(static_cast<float>(ClampToE4M3(q[i])));
+      for (int i = 0; i < kLanes; ++i) {
+        o.lane[i] = F32ToE4M3Bits(static_cast<float>(ClampToE4M3(q[i])));
+      }
     }
   } else {
 #pragma unroll
