@@ -1,6 +1,7 @@
 // CUDA kernels of the elementwise ops. Arithmetic goes through the _rn
-// intrinsics: nvcc contracts a*b + c into an FMA by default, and torch's
-// results (one rounding per operation) are the contract.
+// intrinsics (AddRn and the rest, elementwise.cuh): nvcc contracts a*b + c
+// into an FMA by default, and torch's results (one rounding per operation)
+// are the contract.
 #include "src/core/kernels.h"
 #include "src/cuda/elementwise.cuh"
 
@@ -20,16 +21,6 @@ void Scale(const UnaryArgs& args, double factor) {
     return ScaleOp<C>{static_cast<C>(factor)};
   });
 }
-
-__device__ inline float AddRn(float a, float b) { return __fadd_rn(a, b); }
-__device__ inline double AddRn(double a, double b) { return __dadd_rn(a, b); }
-__device__ inline float SubRn(float a, float b) { return __fsub_rn(a, b); }
-__device__ inline double SubRn(double a, double b) { return __dsub_rn(a, b); }
-__device__ inline float MulRn(float a, float b) { return __fmul_rn(a, b); }
-__device__ inline double MulRn(double a, double b) { return __dmul_rn(a, b); }
-// IEEE division (never a reciprocal multiply, whatever the flags).
-__device__ inline float DivRn(float a, float b) { return __fdiv_rn(a, b); }
-__device__ inline double DivRn(double a, double b) { return __ddiv_rn(a, b); }
 
 template <BinaryOp kOp>
 struct BinaryFn {

@@ -21,6 +21,19 @@ struct alignas(sizeof(T) * kLanes) Pack {
   T lane[kLanes];
 };
 
+// Round-to-nearest arithmetic that nvcc may not contract into an FMA (it
+// contracts a * b + c by default): where torch's one rounding per operation
+// is the contract (the elementwise ops, rope's rotation).
+__device__ __forceinline__ float AddRn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double AddRn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float SubRn(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double SubRn(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ float MulRn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double MulRn(double a, double b) { return __dmul_rn(a, b); }
+// IEEE division (never a reciprocal multiply, whatever the flags).
+__device__ __forceinline__ float DivRn(float a, float b) { return __fdiv_rn(a, b); }
+__device__ __forceinline__ double DivRn(double a, double b) { return __ddiv_rn(a, b); }
+
 // Lane k of a pack in its compute type. bfloat16 is the high half of a
 // float's bits, so a lane of a bfloat16 pair converts as one shift (the low
 // lane) or one mask (the high lane) of the pair's 32-bit word; read as a

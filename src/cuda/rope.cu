@@ -13,15 +13,6 @@ namespace hetkern {
 namespace cuda {
 namespace {
 
-// Round-to-nearest arithmetic the compiler may not contract into FMA: the
-// rotation must round each product, as torch's x * cos - y * sin does.
-__device__ __forceinline__ float MulRn(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double MulRn(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float AddRn(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double AddRn(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ float SubRn(float a, float b) { return __fsub_rn(a, b); }
-__device__ __forceinline__ double SubRn(double a, double b) { return __dsub_rn(a, b); }
-
 // N consecutive elements at p: one vector access when kVector (p aligned to
 // the Pack), else element by element.
 template <int N, bool kVector, class T>
@@ -85,7 +76,8 @@ __global__ void __launch_bounds__(512) RopeKernel(RopeArgs a) {
       const TC* sin_row = cos_row + half;
       const Pack<TC, kPairs> c = LoadLanes<kPairs, kVector>(cos_row + pair);
       const Pack<TC, kPairs> s = LoadLanes<kPairs, kVector>(sin_row + pair);
-      // Pair k is (x_ref, y_ref), rotated in place in the packs.
+      // Pair k is (x_ref, y_ref), rotated in place in the packs; each
+      // product rounded (MulRn), as torch's x * cos - y * sin does.
       const auto rotate = [&](int k, T& x_ref, T& y_ref) {
         const C x = Types::Load(x_ref), y = Types::Load(y_ref);
         const C cos_k = static_cast<C>(LoadLane(c, k));
