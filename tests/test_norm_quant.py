@@ -275,12 +275,13 @@ def test_cuda_row_bits_independent_of_row_count(op, hidden, dtype):
     """Rows give the same fp8 bits in a call of 4096 (many blocks an SM,
     where layernorm_quant splits rows of 2 packs a thread over half the
     threads: src/cuda/norm.cu, kSplitRows; 3 to 16 warps of partials here)
-    and in calls of 128 (one block an SM, the row's own thread shape). A
-    different reduction order moves the mean or the variance by an ulp in
-    many rows, and that moves some of 4096 * hidden values across an e4m3
-    rounding boundary."""
-    rows, chunk = 4096, 128
-    assert chunk <= torch.cuda.get_device_properties(0).multi_processor_count
+    and in calls of up to 128 (one block an SM, the row's own thread
+    shape). A different reduction order moves the mean or the variance by an
+    ulp in many rows, and that moves some of 4096 * hidden values across an
+    e4m3 rounding boundary."""
+    # Chunks of at most one row tile an SM take the one-block-an-SM grid.
+    rows = 4096
+    chunk = min(128, torch.cuda.get_device_properties(0).multi_processor_count)
     x, r = make((rows, hidden), dtype, "cuda", hidden), make((rows, hidden), dtype, "cuda", hidden + 1)
     w, b = make((hidden,), dtype, "cuda", 2, 1), make((hidden,), dtype, "cuda", 4, 1)
     s = torch.tensor([0.0173], device="cuda")
