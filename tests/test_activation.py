@@ -448,6 +448,71 @@ def test_gated_overlap_and_read_only():
     assert (out == 7.0).all()
 
 
+# ---- bits independent of the path an element takes ---------------------------
+
+
+def check_bits_independent_of_alignment(name, dtype, device):
+    """An element's result may not depend on its address: in a vector pack,
+    in the scalar head or tail (out with x's phase), or in the kernel of
+    single lanes (x and out in different phases). Where a * b + c is left to
+    the compiler's contraction, one path can fuse it and another not (the
+    kernels spell every fma; docs/activation.md)."""
+    n = 4096 + 37
+    x_base = inputs(n + 8, dtype, device=device, seed=7)
+    expected = HETKERN[name](x_base)
+    out_base = torch.empty_like(x_base)
+    for offset in range(1, 8):
+        x = x_base[offset:]
+        assert_bitwise_equal(HETKERN[name](x), expected[offset:])
+        out = out_base[offset:]
+        assert HETKERN[name](x, out=out) is out
+        assert_bitwise_equal(out, expected[offset:])
+
+
+def check_gated_bits_independent_of_shape(name, dtype, device, row_counts):
+    """A row's result may depend neither on the call's row count (the CUDA
+    kernel's pack width and unroll follow the call's size, the CPU's thread
+    split too) nor on x's alignment (misaligned x takes single lanes)."""
+    ours, _ = GATED[name]
+    d = 1024
+    x = inputs(max(row_counts) * 2 * d, dtype, device=device, seed=11).reshape(-1, 2 * d)
+    expected = ours(x)
+    for rows in row_counts:
+        assert_bitwise_equal(ours(x[:rows]), expected[:rows])
+    shifted = torch.empty(x.numel() + 1, dtype=dtype, device=device)[1:].view(x.shape)
+    shifted.copy_(x)
+    assert_bitwise_equal(ours(shifted), expected)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cpu_bits_independent_of_alignment(cpu_target, dtype, name):
+    check_bits_independent_of_alignment(name, dtype, "cpu")
+
+
+@pytest.mark.parametrize("name", list(GATED))
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cpu_gated_bits_independent_of_shape(cpu_target, dtype, name):
+    check_gated_bits_independent_of_shape(name, dtype, "cpu", [1, 3, 64])
+
+
+@requires_cuda
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cuda_bits_independent_of_alignment(dtype, name):
+    check_bits_independent_of_alignment(name, dtype, "cuda")
+
+
+@requires_cuda
+@pytest.mark.parametrize("name", list(GATED))
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cuda_gated_bits_independent_of_shape(dtype, name):
+    # 1 row to 4096 rows of 1024 values: every pack width and unroll of
+    # GatedActivate's size ladder on a GPU of up to 132 SMs (16-bit: 4-byte
+    # packs to 132 rows, 8-byte to 264, 16-byte to 2112, then 2 a thread).
+    check_gated_bits_independent_of_shape(name, dtype, "cuda", [1, 100, 200, 1000, 4096])
+
+
 # ---- CUDA ---------------------------------------------------------------------
 
 

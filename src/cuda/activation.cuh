@@ -118,12 +118,16 @@ __device__ C XSigmoid(C x, C z) {
     return (z < 0.0f ? (x * h) * h : x) * ReciprocalApprox(fmaf(h, h, 1.0f));
   } else {
     const C h = Exp(C(-0.5) * fabs(z));
-    return (z < C(0) ? (x * h) * h : x) / (C(1) + h * h);
+    return (z < C(0) ? (x * h) * h : x) / fma(h, h, C(1));
   }
 }
 
 // act(x) in compute type C; the same formulas as the CPU kernels
-// (src/cpu/activation-inl.h explains them). k16Bit: C is float and the result
+// (src/cpu/activation-inl.h explains them). Every a * b + c is an explicit
+// fma, as the CPU's MulAdd: left to nvcc's contraction, a sum can be fused
+// in one kernel's instantiation and not in another's (stop 38 found that
+// in LayerNormKernel), and the bits would depend on the path an element
+// takes (packs, or the head and tail). k16Bit: C is float and the result
 // is rounded to a 16-bit type, which allows the hardware approximations.
 template <class C, Activation kAct, bool k16Bit = false>
 struct ActivationOp {
@@ -157,7 +161,7 @@ struct ActivationOp {
     } else if constexpr (kAct == Activation::kGeluTanh) {
       constexpr double k0 = 0.7978845608028654;  // sqrt(2 / pi)
       constexpr double k1 = 0.044715;
-      return XSigmoid<k16Bit>(x, x * (C(2 * k0 * k1) * (x * x) + C(2 * k0)));
+      return XSigmoid<k16Bit>(x, x * fma(C(2 * k0 * k1), x * x, C(2 * k0)));
     } else if constexpr (kAct == Activation::kTanh) {
       return Tanh(x);
     } else {
