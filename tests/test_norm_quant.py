@@ -269,14 +269,15 @@ def test_cuda_calls_of_many_row_tiles(op, dtype):
 
 @requires_cuda
 @pytest.mark.parametrize("op", ["rmsnorm_quant", "fused_add_rmsnorm_quant", "layernorm_quant"])
-@pytest.mark.parametrize("hidden", [1536, 2048, 3072, 4096, 5120, 8192])
+@pytest.mark.parametrize("hidden", [1536, 2048, 3072, 4096, 5120, 8192, 12288, 16384])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
 def test_cuda_row_bits_independent_of_row_count(op, hidden, dtype):
     """Rows give the same fp8 bits in a call of 4096 (many blocks an SM,
     where layernorm_quant splits rows of 2 packs a thread over half the
-    threads: src/cuda/norm.cu, kSplitRows; 3 to 16 warps of partials here)
-    and in calls of up to 128 (one block an SM, the row's own thread
-    shape). A different reduction order moves the mean or the variance by an
+    threads, and stages rows of up to 4 packs a thread through shared
+    memory: src/cuda/norm.cu, kSplitRows and kStagedRows; 3 to 16 warps of
+    partials here) and in calls of up to 128 (one block an SM, the row's own
+    thread shape). A different reduction order moves the mean or the variance by an
     ulp in many rows, and that moves some of 4096 * hidden values across an
     e4m3 rounding boundary."""
     # Chunks of at most one row tile an SM take the one-block-an-SM grid.

@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include <cuda_fp8.h>
+#include <cuda_pipeline.h>
 
 #include "src/core/fp8.h"
 #include "src/core/kernels.h"
@@ -648,7 +649,8 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
 // + s * blockDim.x either way) and adds into that thread's partial, and
 // RowSum reduces them by that shape's tree: the same bits on half the
 // threads (kSplitRows says where and why).
-template <class T, class W, int kLanes, int kCache, class O, RowGrid kGrid, int kSplit = 1>
+template <class T, class W, int kLanes, int kCache, class O, RowGrid kGrid, int kSplit = 1,
+          bool kStaged = false>
 __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
                                   GridBlocksPerSm<kCache, T, W, kGrid, true>())
     LayerNormKernel(Rows<T, W, O> a) {
@@ -689,10 +691,30 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
     weight.Load(packs);
     bias.Load(packs);
   }
+  // kStaged (kStagedRows: a grid of the blocks the SMs hold at once, each
+  // taking rows in turn): each thread's packs of the block's next row are
+  // copied to shared memory (cp.async) while this row reduces and is
+  // written, so that the SM keeps reading through the reductions' barriers.
+  // A thread reads back only its own slots, and refills them after the
+  // mean's barrier (its reads are complete there), so no other barrier
+  // guards them.
+  static_assert(!kStaged || (kCache > 0 && kKeepDeviations && kSplit == 1), "staged rows");
+  __shared__ __align__(16) P staged[kStaged ? kCache : 1][kStaged ? kMaxCachedRowThreads : 1];
+  const auto stage = [&](int64_t row) {
+    const auto* x_row = reinterpret_cast<const P*>(a.x + row * a.x_stride);
+    ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+      __pipeline_memcpy_async(&staged[slot][threadIdx.x], x_row + p, sizeof(P));
+    });
+    __pipeline_commit();
+  };
+  if constexpr (kStaged) {
+    if (blockIdx.x < a.rows) stage(blockIdx.x);
+  }
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
     auto* out = reinterpret_cast<PO*>(a.out + row * a.out_stride);
     RegisterPacks<P, (kCache > 0 ? kCache : 1), kDecode> cache;
+    if constexpr (kStaged) __pipeline_wait_prior(0);
     C deviation[kKeepDeviations ? kCache : 1][kLanes];  // x, then x - mean (kKeepDeviations)
     if constexpr (kDecode) {  // all loads first, as in RMSNormKernel; else with the sum below
       const int64_t load_row = active ? row : a.rows - 1;
@@ -714,7 +736,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
     if (kDecode || active) {
       ForSlots<kCache, kDecode>(packs, [&](int slot, int64_t p, bool in_row) {
         in_row = in_row && active;
-        const P v = kDecode ? cache[slot] : x[p];
+        const P v = kDecode ? cache[slot] : kStaged ? staged[slot][threadIdx.x] : x[p];
         if constexpr (kKeepDeviations) {
 #pragma unroll
           for (int i = 0; i < kLanes; ++i) {
@@ -729,6 +751,12 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
       });
     }
     const C mean = a.PerElement(RowSum<kDecode>(sum, partials[0]));
+    // After RowSum's barrier, which every thread passes once its reads of
+    // the slots are complete.
+    if constexpr (kStaged) {
+      const int64_t next = row + gridDim.x;
+      if (next < a.rows) stage(next);
+    }
     C sum_sq_dev[kSplit] = {};
     if (kDecode || active) {
       ForSlots<kCache, kDecode>(packs, [&](int slot, int64_t p, bool in_row) {
@@ -990,6 +1018,20 @@ void FusedAddRMSNorm(const NormArgs& args) { LaunchRMSNorm<true>(args); }
 template <class T, class W, class O, int kCache, RowGrid kGrid>
 constexpr bool kSplitRows = std::is_same_v<O, uint8_t> && std::is_same_v<T, W> && kCache == 2 &&
                             kGrid == RowGrid::kSeveralBlocksPerSm;
+// Staged rows (LayerNormKernel's kStaged) for large calls of layernorm_quant
+// whose rows are up to 4 packs a thread of 512 threads (16-bit x 8193-16384,
+// float32 4097-8192): two such blocks an SM, each waiting on its row's loads
+// and on two block-wide reductions a row, had left the memory idle part of
+// the time. H100, bfloat16, graph replay, µs, one block a row -> staged:
+// 8192x12288 126.3-127.0 -> 114.7 (0.81 -> 0.90 of a copy), 1024x16384
+// 23.1 -> 21.9, 4096x16384 76.4-76.6 -> 77.4 (issue-bound there: the
+// staging's instructions cost more than the idle memory), 128x16384 and
+// float32 4096x8192 level (benchmarks/results/h100-2026-11-27-stop39, run
+// 2; one staged pass).
+template <class T, class W, class O, int kCache, RowGrid kGrid>
+constexpr bool kStagedRows = std::is_same_v<O, uint8_t> && std::is_same_v<T, W> &&
+                             !std::is_same_v<T, double> && kCache == 4 &&
+                             kGrid == RowGrid::kSeveralBlocksPerSm;
 
 void LayerNorm(const NormArgs& args) {
   DeviceScope scope(args.device);
@@ -1002,6 +1044,15 @@ void LayerNorm(const NormArgs& args) {
         constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
         WithRowGrid<kCache, kLayerNormShape.whole_sm_rows>(scope, grid, block, [&](auto row_grid) {
           constexpr RowGrid kGrid = decltype(row_grid)::value;
+          if constexpr (kStagedRows<T, W, O, kCache, kGrid>) {
+            if (block.y == 1) {
+              constexpr int kBlocksPerSm = GridBlocksPerSm<kCache, T, W, kGrid, true>();
+              const dim3 resident(static_cast<unsigned>(
+                  std::min<int64_t>(args.rows, int64_t{kBlocksPerSm} * scope.Multiprocessors())));
+              return LaunchDependent(scope, LayerNormKernel<T, W, kLanes, kCache, O, kGrid, 1, true>,
+                                     resident, block, RowsOf<T, W, O>(args));
+            }
+          }
           if constexpr (kSplitRows<T, W, O, kCache, kGrid>) {
             if (block.y == 1 && block.x % 64 == 0) {
               return LaunchDependent(scope, LayerNormKernel<T, W, kLanes, 2 * kCache, O, kGrid, 2>,
