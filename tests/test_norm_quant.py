@@ -274,7 +274,7 @@ def test_cuda_calls_of_many_row_tiles(op, dtype):
 def test_cuda_row_bits_independent_of_row_count(op, hidden, dtype):
     """Rows give the same fp8 bits in a call of 4096 (many blocks an SM,
     where layernorm_quant splits rows of 2 packs a thread over half the
-    threads, and stages rows of up to 4 packs a thread through shared
+    threads, and stages rows of 3 packs a thread (H 12288) through shared
     memory: src/cuda/norm.cu, kSplitRows and kStagedRows; 3 to 16 warps of
     partials here) and in calls of up to 128 (one block an SM, the row's own
     thread shape). A different reduction order moves the mean or the variance by an

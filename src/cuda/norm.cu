@@ -1019,15 +1019,19 @@ template <class T, class W, class O, int kCache, RowGrid kGrid>
 constexpr bool kSplitRows = std::is_same_v<O, uint8_t> && std::is_same_v<T, W> && kCache == 2 &&
                             kGrid == RowGrid::kSeveralBlocksPerSm;
 // Staged rows (LayerNormKernel's kStaged) for large calls of layernorm_quant
-// whose rows are up to 4 packs a thread of 512 threads (16-bit x 8193-16384,
-// float32 4097-8192): two such blocks an SM, each waiting on its row's loads
-// and on two block-wide reductions a row, had left the memory idle part of
-// the time. H100, bfloat16, graph replay, µs, one block a row -> staged:
-// 8192x12288 126.3-127.0 -> 114.7 (0.81 -> 0.90 of a copy), 1024x16384
-// 23.1 -> 21.9, 4096x16384 76.4-76.6 -> 77.4 (issue-bound there: the
-// staging's instructions cost more than the idle memory), 128x16384 and
-// float32 4096x8192 level (benchmarks/results/h100-2026-11-27-stop39, run
-// 2; one staged pass).
+// whose rows take at most 3 of a thread's 4 slots (512 threads; 16-bit x
+// 8193-12288, float32 4097-6144): one block a row, two an SM, each waiting
+// on its row's loads and on two block-wide reductions a row, had left the
+// memory idle part of the time, the more so the fewer values a thread holds.
+// H100, bfloat16, graph replay, µs, one block a row -> staged:
+// 8192x12288 126.8-126.9 -> 114.3-114.7 (0.81 -> 0.90 of a copy at the
+// rate of the same runs' 4096x16384 copies). Rows that
+// fill every slot are issue-bound, and staging them cost more than it saved
+// at many rows: 16384x16384 286.8 -> 307.3-309.1, 8192x16384 147.9-148.0 ->
+// 152.6-153.9, 4096x16384 76.7-76.9 -> 76.9-77.3, float32 4096x8192 61.2 ->
+// 61.5 (1024x16384 gained, 23.6 -> 21.9-22.1); rows of 4 packs a thread
+// keep one block a row (benchmarks/results/h100-2026-11-27-stop39, runs 2
+// and 5).
 template <class T, class W, class O, int kCache, RowGrid kGrid>
 constexpr bool kStagedRows = std::is_same_v<O, uint8_t> && std::is_same_v<T, W> &&
                              !std::is_same_v<T, double> && kCache == 4 &&
@@ -1045,7 +1049,7 @@ void LayerNorm(const NormArgs& args) {
         WithRowGrid<kCache, kLayerNormShape.whole_sm_rows>(scope, grid, block, [&](auto row_grid) {
           constexpr RowGrid kGrid = decltype(row_grid)::value;
           if constexpr (kStagedRows<T, W, O, kCache, kGrid>) {
-            if (block.y == 1) {
+            if (block.y == 1 && args.hidden / kLanes <= int64_t{kCache - 1} * block.x) {
               constexpr int kBlocksPerSm = GridBlocksPerSm<kCache, T, W, kGrid, true>();
               const dim3 resident(static_cast<unsigned>(
                   std::min<int64_t>(args.rows, int64_t{kBlocksPerSm} * scope.Multiprocessors())));
