@@ -174,8 +174,11 @@ void LaunchRope(const RopeArgs& a, const DeviceScope& scope) {
   // (Liger in the same pass): 4096 tokens 29.4-29.5 us -> 27.7 (27.9-28.1),
   // 1024 5.16-5.21 -> 5.06-5.10 (4.5-4.6), 8192 60.0-60.3 -> 61.0-61.3
   // (60.9-61.3), 16384 and decode calls level. Pipelined on the 16-an-SM
-  // grid: 4096 tokens 29.0-29.1, 8192 59.7-60.1 (benchmarks/results/
-  // h100-2026-11-27-stop39, runs 1-2).
+  // grid (run 5, against this grid): 1024 tokens 5.23-5.26 against
+  // 5.06-5.07, 4096 28.8-29.0 / 28.2-28.4, 8192 59.8-60.2 / 61.3-61.7,
+  // 16384 118.8-119.7 / 119.9-120.2. Liger's times are those of
+  // benchmarks/graph_probe.py; the peers tables time it 6-20 % faster
+  // (benchmarks/results/h100-2026-11-27-stop39, runs 1-5).
   constexpr auto kVectorKernel = RopeKernel<T, TC, TPos, kNeox, kPairs, true>;
   constexpr auto kLaneKernel = RopeKernel<T, TC, TPos, kNeox, 1, false>;
   const int per_sm = vector ? ResidentBlocksPerSm<kVectorKernel>(threads)
