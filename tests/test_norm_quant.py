@@ -277,9 +277,9 @@ def test_cuda_row_bits_independent_of_row_count(op, hidden, dtype):
     threads, and stages rows of 3 packs a thread (H 12288) through shared
     memory: src/cuda/norm.cu, kSplitRows and kStagedRows; 3 to 16 warps of
     partials here) and in calls of up to 128 (one block an SM, the row's own
-    thread shape). A different reduction order moves the mean or the variance by an
-    ulp in many rows, and that moves some of 4096 * hidden values across an
-    e4m3 rounding boundary."""
+    thread shape). A different reduction order moves the mean or the
+    variance by an ulp in many rows, and that moves some of 4096 * hidden
+    values across an e4m3 rounding boundary."""
     # Chunks of at most one row tile an SM take the one-block-an-SM grid.
     rows = 4096
     chunk = min(128, torch.cuda.get_device_properties(0).multi_processor_count)
