@@ -306,6 +306,31 @@ def test_cast_float32_to_bfloat16_at_every_subnormal(cpu_target):
     assert_bitwise_equal(hetkern.cast(x[3:], torch.bfloat16), x[3:].to(torch.bfloat16))  # shifted lanes
 
 
+@pytest.mark.parametrize("op", ["cast", "scale", "add"])
+def test_bfloat16_one_subnormal_anywhere_in_a_pair_of_vectors(cpu_target, op):
+    """On AVX512-BF16 targets bfloat16 results are narrowed 32 at a time (two
+    vectors, one vcvtne2ps2bf16, which would flush subnormals) and a pair with
+    one subnormal float32 result takes the exact path: one such result at
+    each of 101 positions (either vector of a pair, odd tails) among normal ones."""
+    g = torch.Generator().manual_seed(16)
+    base = torch.rand(64 + 37, generator=g) + 0.5
+    for k in range(base.numel()):
+        sign = 1 if k % 2 else -1
+        x = base.clone()
+        if op == "cast":
+            x[k] = sign * 3.0e-39  # float32 subnormal
+            assert_bitwise_equal(hetkern.cast(x, torch.bfloat16), x.to(torch.bfloat16))
+        elif op == "scale":
+            x[k] = sign * 2.0**-126  # the smallest normal; halved, subnormal
+            xb = x.to(torch.bfloat16)
+            assert_bitwise_equal(hetkern.scale(xb, 0.5), xb * 0.5)
+        else:
+            y = torch.zeros_like(x)
+            x[k], y[k] = sign * 2.0**-125, sign * -1.875 * 2.0**-125  # sum: +-2^-128
+            xb, yb = x.to(torch.bfloat16), y.to(torch.bfloat16)
+            assert_bitwise_equal(hetkern.add(xb, yb), xb + yb)
+
+
 def test_cast_float64_to_16_bits_rounds_through_float32_like_torch(cpu_target):
     """1 + 2^-11 + 2^-40 is above the float16 tie 1 + 2^-11, but float32 drops
     the 2^-40 and the tie then rounds to even: torch gives 1.0 (NumPy 1.001)."""

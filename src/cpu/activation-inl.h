@@ -283,11 +283,11 @@ struct ActivationOp {
 // rounded once.
 template <class T, class Op>
 HWY_INLINE void MapGated(const T* gate, const T* up, T* out, size_t n, const Op& op) {
-  ForEachVector<ComputeType<T>>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
+  MapVectors(out, n, [&](auto d, size_t i, auto io) HWY_ATTR {
     PrefetchAhead(gate + i);
     PrefetchAhead(up + i);
     PrefetchAhead<1>(out + i);
-    io.Store(hn::Mul(op(d, io.Load(d, gate + i)), io.Load(d, up + i)), d, out + i);
+    return hn::Mul(op(d, io.Load(d, gate + i)), io.Load(d, up + i));
   });
 }
 
@@ -363,12 +363,12 @@ template <class T>
 HWY_INLINE void MapGatedLookup(const float* HWY_RESTRICT act_table, const T* gate, const T* up,
                                T* out, size_t n) {
   static_assert(sizeof(T) == 2, "gate tables exist for 16-bit types only");
-  ForEachVector<float>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
+  MapVectors(out, n, [&](auto d, size_t i, auto io) HWY_ATTR {
     PrefetchAhead(gate + i);
     PrefetchAhead(up + i);
     PrefetchAhead<1>(out + i);
     const auto act = LookupFloats(d, act_table, HalfBits(gate + i), n - i);
-    io.Store(hn::Mul(act, io.Load(d, up + i)), d, out + i);
+    return hn::Mul(act, io.Load(d, up + i));
   });
 }
 

@@ -56,41 +56,66 @@ HWY_INLINE void PrefetchLinesAhead(const T* p, size_t n) {
   }
 }
 
-// Calls body(d, i, io) for every vector of lane type C in [0, n): io is
+// Calls body(d, i, io) for every vector of lane type C in [begin, n): io is
 // FullVector{} for the full ones, then PartialVector{n - i} for the tail
 // (convert-inl.h), so one body (loading and storing through io) serves both.
 template <class C, class Body>
-HWY_INLINE void ForEachVector(size_t n, const Body& body) {
+HWY_INLINE void ForEachVector(size_t begin, size_t n, const Body& body) {
   const hn::ScalableTag<C> d;
   const size_t lanes = hn::Lanes(d);
-  size_t i = 0;
+  size_t i = begin;
   for (; i + lanes <= n; i += lanes) body(d, i, FullVector{});
   if (i < n) body(d, i, PartialVector{n - i});
+}
+
+template <class C, class Body>
+HWY_INLINE void ForEachVector(size_t n, const Body& body) {
+  ForEachVector<C>(0, n, body);
+}
+
+// Writes out[0, n) of storage type T vector by vector: value(d, i, io) is the
+// compute vector of elements [i, i + Lanes(d)), its inputs read through io
+// (as in ForEachVector's body). Where kNarrowsInPairs<T>, full vectors go two
+// at a time, narrowed and stored together (StorePairAs).
+template <class T, class Value>
+HWY_INLINE void MapVectors(T* out, size_t n, const Value& value) {
+  using C = ComputeType<T>;
+  size_t begin = 0;
+  if constexpr (kNarrowsInPairs<T>) {
+    const hn::ScalableTag<C> d;
+    const size_t lanes = hn::Lanes(d);
+    for (; begin + 2 * lanes <= n; begin += 2 * lanes) {
+      StorePairAs(value(d, begin, FullVector{}), value(d, begin + lanes, FullVector{}), d, out + begin);
+    }
+  }
+  ForEachVector<C>(begin, n, [&](auto d, size_t i, auto io) HWY_ATTR {
+    io.Store(value(d, i, io), d, out + i);
+  });
 }
 
 // out[i] = op(d, x[i]) for i in [0, n). out may equal x; no other overlap.
 // kPrefetch: request the lines kPrefetchBytes ahead.
 template <bool kPrefetch = true, class T, class Op>
 HWY_INLINE void MapUnary(const T* x, T* out, size_t n, const Op& op) {
-  ForEachVector<ComputeType<T>>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
+  MapVectors(out, n, [&](auto d, size_t i, auto io) HWY_ATTR {
     if constexpr (kPrefetch) {
       PrefetchAhead(x + i);
       PrefetchAhead<1>(out + i);
     }
-    io.Store(op(d, io.Load(d, x + i)), d, out + i);
+    return op(d, io.Load(d, x + i));
   });
 }
 
 // out[i] = op(d, x[i], y[i]) for i in [0, n). out may equal x or y.
 template <bool kPrefetch = true, class T, class Op>
 HWY_INLINE void MapBinary(const T* x, const T* y, T* out, size_t n, const Op& op) {
-  ForEachVector<ComputeType<T>>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
+  MapVectors(out, n, [&](auto d, size_t i, auto io) HWY_ATTR {
     if constexpr (kPrefetch) {
       PrefetchAhead(x + i);
       PrefetchAhead(y + i);
       PrefetchAhead<1>(out + i);
     }
-    io.Store(op(d, io.Load(d, x + i), io.Load(d, y + i)), d, out + i);
+    return op(d, io.Load(d, x + i), io.Load(d, y + i));
   });
 }
 
@@ -148,12 +173,17 @@ HWY_INLINE void MapConvert(const TIn* x, TOut* out, size_t n) {
   using CIn = ComputeType<TIn>;
   using COut = ComputeType<TOut>;
   // Iterate with the wider compute type's lane count; the other is rebound.
-  using CWide = std::conditional_t<sizeof(CIn) >= sizeof(COut), CIn, COut>;
-  ForEachVector<CWide>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
-    const hn::Rebind<CIn, decltype(d)> d_in;
-    const hn::Rebind<COut, decltype(d)> d_out;
-    io.Store(ConvertCompute(d_out, io.Load(d_in, x + i)), d_out, out + i);
-  });
+  // (MapVectors: the output's, so that bfloat16 outputs go in pairs.)
+  if constexpr (sizeof(CIn) <= sizeof(COut)) {
+    MapVectors(out, n, [&](auto d_out, size_t i, auto io) HWY_ATTR {
+      return ConvertCompute(d_out, io.Load(hn::Rebind<CIn, decltype(d_out)>(), x + i));
+    });
+  } else {
+    ForEachVector<CIn>(n, [&](auto d_in, size_t i, auto io) HWY_ATTR {
+      const hn::Rebind<COut, decltype(d_in)> d_out;
+      io.Store(ConvertCompute(d_out, io.Load(d_in, x + i)), d_out, out + i);
+    });
+  }
 }
 
 }  // namespace HWY_NAMESPACE
