@@ -4,7 +4,7 @@ from a replayed CUDA graph (hetkern.bench.harness.time_cuda_graph), without
 the full sweep's torch.compile builds.
 
     python benchmarks/graph_probe.py [--ops rmsnorm,softmax] [--shapes 1x32000,32x32000]
-        [--dtype float32] [--compile] [--ncu] [--device cpu --threads 1,16]
+        [--dtype float32] [--compile] [--ncu] [--buffers 4] [--device cpu --threads 1,16]
 
 --device cpu times the same cases on the CPU instead (the Python call, out=
 preallocated; hetkern, torch, and NumPy with --numpy where the case has it),
@@ -15,6 +15,11 @@ case, a copy of the bytes it moves is timed too ("copy", and "of copy" =
 copy time / hetkern time). --compile adds torch.compile as a contender.
 --ncu runs each contender's call a few times without timing, for
 `ncu --kernel-name ...` to profile hetkern's kernels and the peers' alike.
+--buffers N gives every contender (and the copy) N sets of inputs, called in
+turn: with one set, an in-place op of up to ~50 MB finds much of its data in
+L2 from the previous call, by an amount that differed between contenders and
+between runs (rope 4096 tokens, H100: 22.8-27.8 µs with one set, 31.7 with
+four, Liger alike; benchmarks/results/h100-2026-11-27-stop40).
 """
 
 from __future__ import annotations
@@ -83,13 +88,27 @@ def moved_bytes(op, rows, cols, dtype, device="cuda"):
     return None
 
 
+def in_turn(calls):
+    """One call of calls[0], calls[1], ... in turn at each call."""
+    turn = [0]
+
+    def call():
+        turn[0] = (turn[0] + 1) % len(calls)
+        return calls[turn[0]]()
+
+    return call
+
+
 def probe_cuda(op, rows, cols, args):
-    fns = contenders(op, rows, cols, args.dtype)
-    compiled = fns.pop("compile", None)
-    if args.compile and compiled is not None:
-        fn, fn_args = compiled
-        fns["compile"] = lambda fn=torch.compile(fn), fn_args=fn_args: fn(*fn_args)
-    fns.pop("numpy", None)
+    # args.buffers sets of every contender's inputs, called in turn
+    sets = [contenders(op, rows, cols, args.dtype) for _ in range(max(1, args.buffers))]
+    for s in sets:
+        s.pop("numpy", None)
+        compiled = s.pop("compile", None)
+        if args.compile and compiled is not None:
+            fn, fn_args = compiled
+            s["compile"] = lambda fn=torch.compile(fn), fn_args=fn_args: fn(*fn_args)
+    fns = {name: in_turn([s[name] for s in sets]) for name in sets[0]}
     if args.ncu:  # each contender three times, for Nsight Compute to pick kernels from
         for fn in fns.values():
             for _ in range(3):
@@ -106,7 +125,8 @@ def probe_cuda(op, rows, cols, args):
     nbytes = moved_bytes(op, rows, cols, args.dtype)
     copy = None
     if nbytes is not None:
-        copy = harness.time_cuda_graph(harness.copy_fn("cuda", nbytes), samples=7, max_total_s=0.3).median_s
+        copies = [harness.copy_fn("cuda", nbytes) for _ in range(max(1, args.buffers))]
+        copy = harness.time_cuda_graph(in_turn(copies), samples=7, max_total_s=0.3).median_s
     report(op, rows, cols, args.dtype, times, copy, "")
     del fns
     torch.cuda.empty_cache()
@@ -147,6 +167,10 @@ def main():
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--compile", action="store_true", help="torch.compile as a contender too")
     p.add_argument("--ncu", action="store_true")
+    p.add_argument("--buffers", type=int, default=1,
+                   help="CUDA: N sets of each contender's inputs (and of the copy's buffers), "
+                        "called in turn, so that a call's data is not left in L2 by the previous "
+                        "call (the inputs of a serving step come from other kernels)")
     p.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     p.add_argument("--threads", default="1", help="CPU thread counts, e.g. 1,16")
     p.add_argument("--numpy", action="store_true", help="CPU: NumPy as a contender too, where it has the op")
