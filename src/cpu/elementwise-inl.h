@@ -11,8 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <type_traits>
-
 #include <hwy/highway.h>
 
 #include "src/cpu/convert-inl.h"
