@@ -254,6 +254,8 @@ HWY_INLINE void StorePairAs(hn::Vec<D> a, hn::Vec<D> b, D d, T* HWY_RESTRICT p) 
   if constexpr (kNarrowsInPairs<T> && hwy::IsSame<hn::Vec<D>, hn::Vec512<float>>()) {
     if (HWY_LIKELY(hn::AllFalse(d, hn::Or(IsSubnormal(a), IsSubnormal(b))))) {
       const hn::Repartition<uint16_t, D> du16;
+      // The intrinsic, not Highway's ReorderDemote2To, whose lane order is
+      // unspecified: stores need a's lanes, then b's.
       const __m512i both = hn::detail::BitCastToInteger(_mm512_cvtne2ps_pbh(b.raw, a.raw));
       hn::StoreU(hn::Vec<decltype(du16)>{both}, du16, HalfBits(p));
       return;
