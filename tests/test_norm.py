@@ -246,7 +246,7 @@ def test_rounding_contract_is_bit_exact(cpu_target, dtype, op, param_dtype, devi
 
 
 @pytest.mark.parametrize("param_dtype", [None, torch.float32], ids=["same", "f32"])
-@pytest.mark.parametrize("op", ["rmsnorm", "fused_add_rmsnorm"])
+@pytest.mark.parametrize("op", list(RMS_OPS) + list(FUSED_OPS))
 def test_bfloat16_rows_with_subnormal_results_among_normal_rows(cpu_target, op, param_dtype):
     """Calls of many bfloat16 rows may skip the subnormal check of the native
     narrowing (AVX512-BF16 targets) for rows that prove it unneeded
@@ -254,7 +254,8 @@ def test_bfloat16_rows_with_subnormal_results_among_normal_rows(cpu_target, op, 
     k * 2^-76 (normalised to k * 2^-130, bfloat16 subnormals) do not. Each
     row must follow the contract bit for bit whichever it is (sums of squares
     exact in any order), in one thread's call of 16 rows, with and without
-    the weight's own tiny entries."""
+    the weight's own tiny entries. Gemma's rows never skip the check, but
+    narrow in the same split pairs (docs/norm.md)."""
     dtype = torch.bfloat16
     g = torch.Generator().manual_seed(5)
     threads = hetkern.num_threads()
@@ -274,15 +275,48 @@ def test_bfloat16_rows_with_subnormal_results_among_normal_rows(cpu_target, op, 
                 if tiny_weights:
                     w[::5] *= 2.0**-100
                 w = w.to(param_dtype or dtype)
-                if op == "rmsnorm":
-                    assert_bitwise_equal(hetkern.rmsnorm(x, w, 1e-6), contract_reference(op, x, w, 1e-6))
+                if op in RMS_OPS:
+                    assert_bitwise_equal(RMS_OPS[op][0](x, w, 1e-6), contract_reference(op, x, w, 1e-6))
                 else:
                     out, residual = x.clone(), torch.zeros_like(x)
-                    hetkern.fused_add_rmsnorm(out, residual, w, 1e-6)
+                    FUSED_OPS[op][0](out, residual, w, 1e-6)
                     assert_bitwise_equal(residual, x)
                     assert_bitwise_equal(out, contract_reference(op, x, w, 1e-6, residual=torch.zeros_like(x)))
     finally:
         hetkern.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("bias", [False, True], ids=["no_bias", "zero_bias"])
+@pytest.mark.parametrize("param_dtype", [None, torch.float32], ids=["same", "f32"])
+def test_bfloat16_layernorm_results_in_the_subnormal_range(cpu_target, param_dtype, bias):
+    """Weights below 2^-120 take layernorm's bfloat16 results into the
+    subnormal range, which the native narrowing (AVX512-BF16 targets) would
+    flush: every element must still round exactly, whichever vector, split
+    pair (docs/norm.md) or tail holds it. Rows are small integers and their
+    negations: the mean is 0 and the sum of squares exact in any order, so
+    the result is x * rstd * w in float32, rounded once."""
+    dtype = torch.bfloat16
+    g = torch.Generator().manual_seed(9)
+    for half in [1, 16, 33, 2048]:
+        ints = torch.randint(-8, 9, (5, half), generator=g).double()
+        x = torch.cat([ints, -ints], dim=1).to(dtype)
+        hidden = x.shape[1]
+        for tiny_every in [1, 3, 7]:
+            w = 1 + 0.5 * torch.randn(hidden, generator=g, dtype=torch.float64)
+            w[::tiny_every] *= 2.0**-128
+            w = w.to(param_dtype or dtype)
+            b = torch.zeros(hidden, dtype=param_dtype or dtype) if bias else None
+            v = x.float()
+            mean_sq = (v * v).sum(-1, keepdim=True) / hidden
+            root = torch.sqrt((mean_sq + torch.tensor(1e-5, dtype=torch.float32)).double()).float()
+            rstd = (1 / root.double()).float()
+            y = v * rstd * w.float()
+            # No product underflows inexactly (|x rstd| >= 1/8, |w| >= 2^-133 or 0), so
+            # a fused multiply-add and a multiply then add agree, signed zeros too.
+            expected = (y + b.float() if bias else y).to(dtype)
+            got = hetkern.layernorm(x, w, b, 1e-5)
+            assert bool(((expected.float().abs() < torch.finfo(dtype).tiny) & (expected != 0)).any())
+            assert_bitwise_equal(got, expected)
 
 
 @pytest.mark.parametrize("op", list(MATRIX))

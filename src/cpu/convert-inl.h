@@ -266,6 +266,72 @@ HWY_INLINE void StorePairAs(hn::Vec<D> a, hn::Vec<D> b, D d, T* HWY_RESTRICT p) 
   StoreAs(b, d, p + hn::Lanes(d));
 }
 
+// 2 * Lanes(d) bfloat16 values split by parity: `even` holds elements 0, 2,
+// 4, ... as float32 lanes, `odd` elements 1, 3, 5, .... Widening is then a
+// shift and a mask of each 32-bit word, with no lane crossing (LoadAs widens
+// with vpmovzxwd, which crosses lanes). Lane-wise arithmetic on split pairs
+// gives the lanes' results in the same split, and SplitPairBits puts them
+// back in element order. The row loops of the norms use them where
+// kNarrowsInPairs<bfloat16> (Zen 4, 1 thread, rmsnorm of bfloat16 rows of
+// 4096: 0.173 -> 0.120 ns an element, docs/performance.md "Stop 41").
+template <class D>
+struct SplitPair {
+  hn::Vec<D> even, odd;
+};
+
+// The split of 2 * Lanes(d) bfloat16 bits held as uint32 words (element 2j
+// in the lower half of word j, 2j + 1 in the upper: little-endian).
+template <class D>
+HWY_INLINE SplitPair<D> SplitWords(D d, hn::Vec<hn::RebindToUnsigned<D>> words) {
+  const hn::RebindToUnsigned<D> du;
+  return {hn::BitCast(d, hn::ShiftLeft<16>(words)),
+          hn::BitCast(d, hn::And(words, hn::Set(du, 0xFFFF0000u)))};
+}
+
+template <class D>
+HWY_INLINE SplitPair<D> LoadSplitPair(D d, const hwy::bfloat16_t* HWY_RESTRICT p) {
+  const hn::RebindToUnsigned<D> du;
+  return SplitWords(d, hn::LoadU(du, reinterpret_cast<const uint32_t*>(p)));
+}
+
+// The bfloat16 bits of a split pair, rounded to nearest even, in element
+// order (as uint32 words: see SplitWords). Where kNarrowsInPairs, one
+// vcvtne2ps2bf16 narrows both halves (evens, then odds) and one vpermw
+// interleaves them, unless a lane is subnormal (the instruction flushes it)
+// and kNoSubnormals does not rule that out: such a pair, and every pair on
+// other targets, rounds exactly in the integer unit (BF16InUpperHalf).
+template <bool kNoSubnormals = false, class D>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> SplitPairBits(D d, const SplitPair<D>& v) {
+  const hn::RebindToUnsigned<D> du;
+#if HETKERN_HWY_BF16C
+  if constexpr (kNarrowsInPairs<hwy::bfloat16_t> && hwy::IsSame<hn::Vec<D>, hn::Vec512<float>>()) {
+    if (kNoSubnormals ||
+        HWY_LIKELY(hn::AllFalse(d, hn::Or(IsSubnormal(v.even), IsSubnormal(v.odd))))) {
+      const __m512i halves = hn::detail::BitCastToInteger(_mm512_cvtne2ps_pbh(v.odd.raw, v.even.raw));
+      // Word k of the result is word k / 2 (even k) or 16 + k / 2 of halves.
+      const __m512i interleave =
+          _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22,
+                           6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+      return hn::Vec<decltype(du)>{_mm512_permutexvar_epi16(interleave, halves)};
+    }
+  }
+#endif
+  return hn::Or(hn::And(BF16InUpperHalf(d, v.odd), hn::Set(du, 0xFFFF0000u)),
+                hn::ShiftRight<16>(BF16InUpperHalf(d, v.even)));
+}
+
+// v rounded to bfloat16 and widened back (RoundedToBF16 of both halves).
+template <bool kNoSubnormals = false, class D>
+HWY_INLINE SplitPair<D> RoundedToBF16(D d, const SplitPair<D>& v) {
+  return SplitWords(d, SplitPairBits<kNoSubnormals>(d, v));
+}
+
+template <bool kNoSubnormals = false, class D>
+HWY_INLINE void StoreSplitPair(D d, const SplitPair<D>& v, hwy::bfloat16_t* HWY_RESTRICT p) {
+  const hn::RebindToUnsigned<D> du;
+  hn::StoreU(SplitPairBits<kNoSubnormals>(d, v), du, reinterpret_cast<uint32_t*>(p));
+}
+
 // Tails (Highway's LoadN/StoreN): the first `count` (<= Lanes(d)) elements
 // only; nothing past them is read or written. LoadNAs fills the other lanes
 // with zero, LoadNOrAs with the lanes of `no` (a value T represents exactly).

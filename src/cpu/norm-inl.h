@@ -80,16 +80,33 @@ HWY_INLINE C ReduceRow(size_t n, const Step& step) {
   return hn::GetLane(hn::SumOfLanes(d, sum)) + hn::GetLane(tail);
 }
 
-// Calls fn(d, i) for elements [i, i + Lanes(d)) covering [0, n): full
+// Calls fn(d, i) for elements [i, i + Lanes(d)) covering [begin, n): full
 // vectors, then the tail with a 1-lane tag, so one body serves both.
 template <class C, class Fn>
-HWY_INLINE void MapRow(size_t n, const Fn& fn) {
+HWY_INLINE void MapRow(size_t begin, size_t n, const Fn& fn) {
   const hn::ScalableTag<C> d;
   const size_t lanes = hn::Lanes(d);
-  size_t i = 0;
+  size_t i = begin;
   for (; i + lanes <= n; i += lanes) fn(d, i);
   const hn::CappedTag<C, 1> d1;
   for (; i < n; ++i) fn(d1, i);
+}
+
+template <class C, class Fn>
+HWY_INLINE void MapRow(size_t n, const Fn& fn) {
+  MapRow<C>(0, n, fn);
+}
+
+// Calls pair(d, i) for elements [i, i + 2 Lanes(d)) while two full vectors
+// fit in [0, n) (a split pair's worth, convert-inl.h), and returns where
+// the pairs end: MapRow goes on from there.
+template <class C, class PairFn>
+HWY_INLINE size_t ForEachPairOfVectors(size_t n, const PairFn& pair) {
+  const hn::ScalableTag<C> d;
+  const size_t step = 2 * hn::Lanes(d);
+  size_t i = 0;
+  for (; i + step <= n; i += step) pair(d, i);
+  return i;
 }
 
 }  // namespace HWY_NAMESPACE

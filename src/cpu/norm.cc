@@ -45,6 +45,18 @@ HWY_INLINE hn::Vec<D> LoadScale(D d, const W* w) {
   }
 }
 
+// The same for a split pair of bfloat16 weights.
+template <bool kGemma, class D>
+HWY_INLINE SplitPair<D> LoadSplitScale(D d, const hwy::bfloat16_t* w) {
+  const auto weight = LoadSplitPair(d, w);
+  if constexpr (kGemma) {
+    const auto one = hn::Set(d, 1.0f);
+    return {hn::Add(one, weight.even), hn::Add(one, weight.odd)};
+  } else {
+    return weight;
+  }
+}
+
 // Where a row's result goes: x's dtype (the plain ops), or float8_e4m3fn
 // bits of clamp(y / scale) with y unrounded in the compute type (the quant
 // ops, as FlashInfer's *_quant).
@@ -56,7 +68,32 @@ struct StoreRow {
   HWY_INLINE void operator()(D d, size_t i, hn::Vec<D> y) const {
     StoreAs<kNoSubnormals>(y, d, data + i);
   }
+  template <class D>
+  HWY_INLINE void operator()(D d, size_t i, const SplitPair<D>& y) const {
+    StoreSplitPair<kNoSubnormals>(d, y, data + i);
+  }
 };
+
+// Whether rows of T with parameters of type W go through their write pass
+// in split pairs (convert-inl.h): bfloat16 rows and parameters where
+// two float32 vectors narrow together. The results are those of the vector
+// loop, bit for bit (lane-wise arithmetic in the same order); only the
+// conversions are cheaper. Float32 parameters would need their lanes split
+// by a permute, and keep the vector loop.
+template <class T, class W, class Out>
+constexpr bool kWritesSplitPairs =
+    kNarrowsInPairs<T> && hwy::IsSame<W, T>() && !Out::kQuant;
+
+// a * b lane by lane, and a * b + c.
+template <class D>
+HWY_INLINE SplitPair<D> Mul(const SplitPair<D>& a, const SplitPair<D>& b) {
+  return {hn::Mul(a.even, b.even), hn::Mul(a.odd, b.odd)};
+}
+template <class D>
+HWY_INLINE SplitPair<D> MulAdd(const SplitPair<D>& a, const SplitPair<D>& b,
+                               const SplitPair<D>& c) {
+  return {hn::MulAdd(a.even, b.even, c.even), hn::MulAdd(a.odd, b.odd, c.odd)};
+}
 
 // Rows of at least this many in one call compute the weight's smallest
 // magnitude (one pass over the weight) to attempt the proof.
@@ -131,7 +168,19 @@ template <bool kGemma, bool kNoSubnormals = false, class T, class W, class Out, 
           class PrefetchNext>
 HWY_INLINE void StoreRmsNormed(const T* v, const W* w, const Out& out, size_t n, C inv_rms,
                                const PrefetchNext& prefetch_next) {
-  MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
+  size_t begin = 0;
+  if constexpr (kWritesSplitPairs<T, W, Out>) {
+    begin = ForEachPairOfVectors<C>(n, [&](auto d, size_t i) HWY_ATTR {
+      PrefetchAhead<1>(out.data + i);
+      prefetch_next(i);
+      const auto inv = hn::Set(d, inv_rms);
+      const auto x = LoadSplitPair(d, v + i);
+      SplitPair<decltype(d)> normed{hn::Mul(x.even, inv), hn::Mul(x.odd, inv)};
+      if constexpr (!kGemma) normed = RoundedToBF16<kNoSubnormals>(d, normed);
+      out(d, i, Mul(normed, LoadSplitScale<kGemma>(d, w + i)));
+    });
+  }
+  MapRow<C>(begin, n, [&](auto d, size_t i) HWY_ATTR {
     PrefetchAhead<1>(out.data + i);
     prefetch_next(i);
     auto normed = hn::Mul(LoadAs(d, v + i), hn::Set(d, inv_rms));
@@ -229,7 +278,20 @@ HWY_INLINE void LayerNormRow(const T* x, const W* w, const W* b, const Out& out,
     return hn::MulAdd(dev, dev, acc);
   });
   const C rstd = InverseRms(sum_sq_dev, n, eps);
-  MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
+  size_t begin = 0;
+  if constexpr (kWritesSplitPairs<T, W, Out>) {
+    begin = ForEachPairOfVectors<C>(n, [&](auto d, size_t i) HWY_ATTR {
+      PrefetchAhead<1>(out.data + i);
+      __builtin_prefetch(next + i);
+      const auto x_pair = LoadSplitPair(d, x + i);
+      const auto mean_v = hn::Set(d, mean), rstd_v = hn::Set(d, rstd);
+      const SplitPair<decltype(d)> normed{hn::Mul(hn::Sub(x_pair.even, mean_v), rstd_v),
+                                          hn::Mul(hn::Sub(x_pair.odd, mean_v), rstd_v)};
+      const auto weight = LoadSplitPair(d, w + i);
+      out(d, i, b ? MulAdd(normed, weight, LoadSplitPair(d, b + i)) : Mul(normed, weight));
+    });
+  }
+  MapRow<C>(begin, n, [&](auto d, size_t i) HWY_ATTR {
     PrefetchAhead<1>(out.data + i);
     __builtin_prefetch(next + i);
     const auto normed = hn::Mul(hn::Sub(LoadAs(d, x + i), hn::Set(d, mean)), hn::Set(d, rstd));
