@@ -273,9 +273,11 @@ struct LogSoftmaxOp {
 // SoftmaxOp gives when exps holds exp(x - max). exps may alias out.
 template <class T, class C>
 HWY_INLINE void ScaleExps(const C* exps, T* out, size_t n, C factor) {
-  ForEachVector<C>(n, [&](auto d, size_t i, auto io) HWY_ATTR {
+  // MapVectors narrows bfloat16 results in pairs where it can; a pair's
+  // both exps are loaded before its store, so aliasing stays safe.
+  MapVectors(out, n, [&](auto d, size_t i, auto io) HWY_ATTR {
     PrefetchAhead<1>(out + i);  // out is not in cache yet (exps are)
-    io.Store(hn::Mul(io.Load(d, exps + i), hn::Set(d, factor)), d, out + i);
+    return hn::Mul(io.Load(d, exps + i), hn::Set(d, factor));
   });
 }
 
