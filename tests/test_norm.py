@@ -286,6 +286,32 @@ def test_bfloat16_rows_with_subnormal_results_among_normal_rows(cpu_target, op, 
         hetkern.set_num_threads(threads)
 
 
+@pytest.mark.parametrize("op", list(FUSED_OPS))
+def test_bfloat16_fused_add_with_subnormal_sums(cpu_target, op):
+    """x + residual rounded to bfloat16 is stored in the first pass, where
+    AVX512-BF16 targets narrow two vectors at a time (docs/norm.md); sums
+    that are bfloat16 subnormals must survive the native narrowing, which
+    would flush them. Entries are small integers or k * 2^-133 (bfloat16
+    subnormals): every sum is exact, and the subnormals' squares vanish in
+    float32, so the rows also follow the contract bit for bit."""
+    dtype = torch.bfloat16
+    g = torch.Generator().manual_seed(13)
+    for hidden in [33, 64, 100, 4099]:
+        def entries():
+            ints = torch.randint(-8, 9, (3, hidden), generator=g).double()
+            tiny = torch.randint(-127, 128, (3, hidden), generator=g).double() * 2.0**-133
+            return torch.where(torch.rand(3, hidden, generator=g) < 0.2, ints, tiny).to(dtype)
+        x, r = entries(), entries()
+        w = (0.5 * torch.randn(hidden, generator=g, dtype=torch.float64)
+             + (0.0 if op.startswith("gemma") else 1.0)).to(dtype)
+        expected_residual = (x.float() + r.float()).to(dtype)
+        assert bool(((expected_residual.float().abs() < torch.finfo(dtype).tiny) & (expected_residual != 0)).any())
+        expected = contract_reference(op, x, w, 1e-6, residual=r)
+        FUSED_OPS[op][0](x, r, w, 1e-6)
+        assert_bitwise_equal(r, expected_residual)
+        assert_bitwise_equal(x, expected)
+
+
 @pytest.mark.parametrize("bias", [False, True], ids=["no_bias", "zero_bias"])
 @pytest.mark.parametrize("param_dtype", [None, torch.float32], ids=["same", "f32"])
 def test_bfloat16_layernorm_results_in_the_subnormal_range(cpu_target, param_dtype, bias):

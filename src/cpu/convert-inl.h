@@ -332,6 +332,23 @@ HWY_INLINE void StoreSplitPair(D d, const SplitPair<D>& v, hwy::bfloat16_t* HWY_
   hn::StoreU(SplitPairBits<kNoSubnormals>(d, v), du, reinterpret_cast<uint32_t*>(p));
 }
 
+#if HETKERN_HWY_BF16C
+// Stores v rounded to bfloat16 at p (as StoreSplitPair) and returns the
+// stored values widened in element order: elements [0, Lanes(d)), then
+// [Lanes(d), 2 Lanes(d)) (StoreRounded for a split pair; where
+// kNarrowsInPairs only: a Half of the vector must exist).
+template <class D>
+HWY_INLINE void StoreRoundedInOrder(D d, const SplitPair<D>& v, hwy::bfloat16_t* HWY_RESTRICT p,
+                                    hn::Vec<D>& first, hn::Vec<D>& second) {
+  const hn::Repartition<uint16_t, D> du16;
+  const hn::Half<decltype(du16)> dh16;
+  const auto bits = hn::BitCast(du16, SplitPairBits(d, v));
+  hn::StoreU(bits, du16, HalfBits(p));
+  first = HalfBitsToCompute<hwy::bfloat16_t>(d, hn::LowerHalf(dh16, bits));
+  second = HalfBitsToCompute<hwy::bfloat16_t>(d, hn::UpperHalf(dh16, bits));
+}
+#endif
+
 // Tails (Highway's LoadN/StoreN): the first `count` (<= Lanes(d)) elements
 // only; nothing past them is read or written. LoadNAs fills the other lanes
 // with zero, LoadNOrAs with the lanes of `no` (a value T represents exactly).

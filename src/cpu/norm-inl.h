@@ -54,6 +54,28 @@ HWY_INLINE hn::Vec<D> StoreRounded(D d, hn::Vec<D> v, T* HWY_RESTRICT p) {
   }
 }
 
+// ReduceRow with the blocks' vectors taken two at a time: pair(d, i, acc_a,
+// acc_b) folds vector [i, i + Lanes(d)) into acc_a and the next into acc_b,
+// as two calls of step would (the same sums, in the same order); step serves
+// the leftover vectors and the tail.
+template <class C, class PairStep, class Step>
+HWY_INLINE C ReduceRowInPairs(size_t n, const PairStep& pair, const Step& step) {
+  const hn::ScalableTag<C> d;
+  const size_t lanes = hn::Lanes(d);
+  auto acc0 = hn::Zero(d), acc1 = hn::Zero(d), acc2 = hn::Zero(d), acc3 = hn::Zero(d);
+  size_t i = 0;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    pair(d, i, acc0, acc1);
+    pair(d, i + 2 * lanes, acc2, acc3);
+  }
+  for (; i + lanes <= n; i += lanes) acc0 = step(d, i, acc0);
+  const hn::CappedTag<C, 1> d1;
+  auto tail = hn::Zero(d1);
+  for (; i < n; ++i) tail = step(d1, i, tail);
+  const auto sum = hn::Add(hn::Add(acc0, acc1), hn::Add(acc2, acc3));
+  return hn::GetLane(hn::SumOfLanes(d, sum)) + hn::GetLane(tail);
+}
+
 // Folds acc = step(d, i, acc) over [0, n) and returns the sum of the lanes.
 // `step` handles elements [i, i + Lanes(d)); it is called with a full-width
 // tag and, for the tail, with a 1-lane tag. Summation order (fixed for a
@@ -62,22 +84,13 @@ HWY_INLINE hn::Vec<D> StoreRounded(D d, hn::Vec<D> v, T* HWY_RESTRICT p) {
 // reduced across lanes, then the tail's own 1-lane sum added last.
 template <class C, class Step>
 HWY_INLINE C ReduceRow(size_t n, const Step& step) {
-  const hn::ScalableTag<C> d;
-  const size_t lanes = hn::Lanes(d);
-  auto acc0 = hn::Zero(d), acc1 = hn::Zero(d), acc2 = hn::Zero(d), acc3 = hn::Zero(d);
-  size_t i = 0;
-  for (; i + 4 * lanes <= n; i += 4 * lanes) {
-    acc0 = step(d, i, acc0);
-    acc1 = step(d, i + lanes, acc1);
-    acc2 = step(d, i + 2 * lanes, acc2);
-    acc3 = step(d, i + 3 * lanes, acc3);
-  }
-  for (; i + lanes <= n; i += lanes) acc0 = step(d, i, acc0);
-  const hn::CappedTag<C, 1> d1;
-  auto tail = hn::Zero(d1);
-  for (; i < n; ++i) tail = step(d1, i, tail);
-  const auto sum = hn::Add(hn::Add(acc0, acc1), hn::Add(acc2, acc3));
-  return hn::GetLane(hn::SumOfLanes(d, sum)) + hn::GetLane(tail);
+  return ReduceRowInPairs<C>(
+      n,
+      [&](auto d, size_t i, auto& acc_a, auto& acc_b) HWY_ATTR {
+        acc_a = step(d, i, acc_a);
+        acc_b = step(d, i + hn::Lanes(d), acc_b);
+      },
+      step);
 }
 
 // Calls fn(d, i) for elements [i, i + Lanes(d)) covering [begin, n): full

@@ -227,12 +227,32 @@ template <bool kGemma, class T, class W>
 HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const W* w, size_t n, double eps,
                                    double min_weight, const T* next_x, const T* next_residual) {
   using C = ComputeType<T>;
-  const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
+  const auto step = [&](auto d, size_t i, auto acc) HWY_ATTR {
     PrefetchAhead(x + i);
     PrefetchAhead<1>(residual + i);
     const auto sum = StoreRounded(d, hn::Add(LoadAs(d, x + i), LoadAs(d, residual + i)), residual + i);
     return hn::MulAdd(sum, sum, acc);
-  });
+  };
+  C sum_sq;
+  if constexpr (kNarrowsInPairs<T>) {
+    // Two vectors' sums from split pairs, rounded together and squared in
+    // element order: ReduceRow's sums, with half the conversions.
+    sum_sq = ReduceRowInPairs<C>(
+        n,
+        [&](auto d, size_t i, auto& acc_a, auto& acc_b) HWY_ATTR {
+          PrefetchAhead(x + i);
+          PrefetchAhead<1>(residual + i);
+          const auto x_pair = LoadSplitPair(d, x + i), r_pair = LoadSplitPair(d, residual + i);
+          hn::Vec<decltype(d)> first, second;
+          StoreRoundedInOrder(d, {hn::Add(x_pair.even, r_pair.even), hn::Add(x_pair.odd, r_pair.odd)},
+                              residual + i, first, second);
+          acc_a = hn::MulAdd(first, first, acc_a);
+          acc_b = hn::MulAdd(second, second, acc_b);
+        },
+        step);
+  } else {
+    sum_sq = ReduceRow<C>(n, step);
+  }
   StoreRmsRow<kGemma>(residual, w, StoreRow<T>{x}, n, InverseRms(sum_sq, n, eps), min_weight,
                      [next_x, next_residual](size_t i) HWY_ATTR {
                        __builtin_prefetch(next_x + i, 1);
