@@ -1,5 +1,6 @@
 #!/bin/bash
 # alternate base (bcda0f8) and new CPU libs on bf16 norms and softmax, 1 and 2 threads
+# (first run: new = 25e6186, split-ab.txt; second: new = da97a0f, split-ab-final.txt)
 cd /work/main
 for rep in 1 2 3; do
 for name in base new; do
