@@ -186,6 +186,41 @@ def test_max_propagates_nan_and_handles_infinities(cpu_target):
         assert_bitwise_equal(hetkern.max(inf), torch.amax(inf, -1))
 
 
+NAN_PATTERNS = {  # (int dtype, exponent bits, mantissa bits)
+    torch.bfloat16: (torch.int16, 0x7F80, 0x007F), torch.float16: (torch.int16, 0x7C00, 0x03FF),
+    torch.float32: (torch.int32, 0x7F800000, 0x007FFFFF),
+    torch.float64: (torch.int64, 0x7FF0000000000000, 0x000FFFFFFFFFFFFF)}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_max_of_a_row_holding_any_nan_is_nan(cpu_target, dtype):
+    """Every NaN of a 16-bit dtype (both signs, every payload; a sample of
+    payloads for float32/float64), in a row of finite values and +-inf,
+    makes the row's max NaN: the order keys put negative NaNs above +inf by
+    a wrapping subtraction (src/cpu/reduce.cc), which this checks for each
+    dtype's exponent width, in rows and in a whole-array max."""
+    itype, exponent, mantissa = NAN_PATTERNS[dtype]
+    if dtype.itemsize == 2:
+        payloads = torch.arange(1, mantissa + 1, dtype=torch.int64)
+    else:
+        payloads = torch.tensor([1, 2, mantissa >> 1, (mantissa >> 1) + 1, mantissa - 1, mantissa])
+    sign = -(1 << (8 * dtype.itemsize - 1))  # the sign bit, as a negative integer
+    patterns = torch.cat([exponent + payloads, sign + exponent + payloads]).to(itype)
+    nans = patterns.view(dtype)
+    assert bool(nans.isnan().all())
+    n = 67
+    x = values((nans.numel(), n), dtype, seed=7)
+    x[::2, 5] = float("inf")
+    x[1::4, 9] = -float("inf")
+    positions = torch.arange(nans.numel()) * 13 % n
+    x[torch.arange(nans.numel()), positions] = nans
+    assert bool(hetkern.max(x).isnan().all())
+    for r in range(0, nans.numel(), max(1, nans.numel() // 16)):
+        row = values((4, 1000), dtype, seed=r)
+        row[r % 4, (r * 7) % 1000] = nans[r]
+        assert bool(hetkern.max(row, axis=None).isnan())
+
+
 def signed_zero_rows(n):
     """Rows of n elements whose maximum is a zero: +0 and -0 in several
     positions and orders (the answer is +0), and -0 alone (the answer is -0)."""

@@ -26,6 +26,14 @@ constexpr size_t ReduceLeafElements(size_t accumulator_bytes) {
   return kReduceLeafGroups * (kReduceLaneBytes / accumulator_bytes);
 }
 
+// The accumulator's size: float64 (float64 input, and norm), 16-bit order
+// keys (max of float16/bfloat16), else float32. The kernels' accumulator
+// types follow it (RowReducer checks), and the threading code cuts rows at
+// the leaves it implies.
+constexpr size_t ReduceAccumulatorBytes(bool wide, bool half_max) {
+  return wide ? 8 : half_max ? 2 : 4;
+}
+
 struct LeafRange {
   size_t lo, hi;
 };

@@ -33,6 +33,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 struct SumOp {
   static constexpr bool kBinary = false;
   static constexpr bool kWide = false;  // true: accumulates in float64 for every dtype
+  static constexpr bool kHalfKeys = false;  // true: 16-bit lanes of the input's bits (HalfMaxOp)
   template <class D>
   static HWY_INLINE hn::Vec<D> Identity(D d) {
     return hn::Zero(d);
@@ -89,6 +90,7 @@ struct NormOp : SumOp {
 struct MaxOp {
   static constexpr bool kBinary = false;
   static constexpr bool kWide = false;
+  static constexpr bool kHalfKeys = false;
   template <class D>
   static HWY_INLINE hn::Vec<D> Identity(D d) {
     return hn::Zero(d);  // the key of -inf
@@ -129,10 +131,50 @@ struct MaxOp {
   }
 };
 
-// The accumulator type: float64 for float64 input and for norm, else float32.
+// MaxOp's keys for float16/bfloat16, made from the 16-bit patterns in
+// 16-bit lanes: twice the lanes of float32 keys, and no widening (1 thread,
+// Zen 4, bfloat16 max of 1M values: see docs/performance.md "Stop 41"). The
+// key orders every value as MaxOp's does, so the maximum is the same value;
+// a NaN maximum is returned quietened, as a float32 one narrowed is (which
+// NaN's payload survives may differ: docs/reduce.md).
+template <class T>
+struct HalfMaxOp {
+  static constexpr bool kBinary = false;
+  static constexpr bool kWide = false;
+  static constexpr bool kHalfKeys = true;
+  // The flipped bits of -inf, and the quiet bit of a NaN.
+  static constexpr uint16_t kMantissaMask = hwy::IsSame<T, hwy::bfloat16_t>() ? 0x007F : 0x03FF;
+  static constexpr uint16_t kQuietBit = hwy::IsSame<T, hwy::bfloat16_t>() ? 0x0040 : 0x0200;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Identity(D d) {
+    return hn::Zero(d);  // the key of -inf
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Combine(D, hn::Vec<D> a, hn::Vec<D> b) {
+    return hn::Max(a, b);
+  }
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Accumulate(D d, hn::Vec<D> acc, hn::Vec<D> bits, hn::Vec<D>) {
+    const hn::RebindToSigned<D> di;
+    const auto negative = hn::BitCast(d, hn::ShiftRight<15>(hn::BitCast(di, bits)));
+    const auto flipped = hn::Xor(bits, hn::Or(negative, hn::Set(d, uint16_t{0x8000})));
+    return hn::Max(acc, hn::Sub(flipped, hn::Set(d, kMantissaMask)));
+  }
+  // The bits of the value of a key (the inverse of Accumulate's map).
+  static uint16_t Finish(uint16_t key) {
+    const uint16_t flipped = static_cast<uint16_t>(key + kMantissaMask);
+    const uint16_t bits = (flipped & 0x8000) ? flipped ^ 0x8000 : static_cast<uint16_t>(~flipped);
+    const bool nan = (bits & 0x7FFF) > (0x7FFF ^ kMantissaMask);  // above inf's bits
+    return nan ? static_cast<uint16_t>(bits | kQuietBit) : bits;
+  }
+};
+
+// The accumulator type (ReduceAccumulatorBytes): float64 for float64 input
+// and for norm, the 16-bit keys of HalfMaxOp, else float32.
 template <class T, class Op>
-using AccumulatorOf =
-    std::conditional_t<hwy::IsSame<T, double>() || Op::kWide, double, float>;
+using AccumulatorOf = std::conditional_t<
+    Op::kHalfKeys, uint16_t,
+    std::conditional_t<hwy::IsSame<T, double>() || Op::kWide, double, float>>;
 
 // Lanes(d) elements of storage type T as accumulator vectors, loaded through
 // io (FullVector or PartialVector, convert-inl.h).
@@ -140,6 +182,8 @@ template <class D, class T, class IO>
 HWY_INLINE hn::Vec<D> LoadAccumulated(D d, const T* HWY_RESTRICT p, IO io) {
   if constexpr (hwy::IsSame<hn::TFromD<D>, double>() && !hwy::IsSame<T, double>()) {
     return hn::PromoteTo(d, io.Load(hn::Rebind<float, D>(), p));
+  } else if constexpr (hwy::IsSame<hn::TFromD<D>, uint16_t>()) {
+    return io.Load(d, HalfBits(p));  // HalfMaxOp: the bits as they are
   } else {
     return io.Load(d, p);
   }
@@ -157,6 +201,9 @@ struct RowReducer {
   static constexpr size_t kLeaf = ReduceLeafElements(sizeof(A));
   using D = hn::CappedTag<A, kW>;
   using D1 = hn::CappedTag<A, 1>;
+  static_assert(sizeof(A) == ReduceAccumulatorBytes(hwy::IsSame<T, double>() || Op::kWide,
+                                                    Op::kHalfKeys),
+                "Reduce() cuts rows at the leaves of ReduceAccumulatorBytes");
 
   const T* HWY_RESTRICT x;
   const T* HWY_RESTRICT y;  // dot only
@@ -327,9 +374,14 @@ struct RowReducer {
         }
       }
     }
-    using C = ComputeType<T>;
-    const hn::CappedTag<C, 1> dc;
-    StoreAs(hn::Set(dc, static_cast<C>(Op::Finish(lanes[0]))), dc, out);
+    if constexpr (Op::kHalfKeys) {
+      const uint16_t bits = Op::Finish(lanes[0]);
+      hwy::CopySameSize(&bits, out);
+    } else {
+      using C = ComputeType<T>;
+      const hn::CappedTag<C, 1> dc;
+      StoreAs(hn::Set(dc, static_cast<C>(Op::Finish(lanes[0]))), dc, out);
+    }
   }
 };
 
@@ -342,7 +394,11 @@ HWY_INLINE void VisitReducer(ReduceOp op, DType dtype, Fn&& fn) {
       case ReduceOp::kSum:
         return fn(TypeTag<RowReducer<T, SumOp>>{});
       case ReduceOp::kMax:
-        return fn(TypeTag<RowReducer<T, MaxOp>>{});
+        if constexpr (sizeof(T) == 2) {
+          return fn(TypeTag<RowReducer<T, HalfMaxOp<T>>>{});
+        } else {
+          return fn(TypeTag<RowReducer<T, MaxOp>>{});
+        }
       case ReduceOp::kDot:
         return fn(TypeTag<RowReducer<T, DotOp>>{});
       case ReduceOp::kNorm:
@@ -445,7 +501,8 @@ void Reduce(const ReduceArgs& args, ReduceOp op) {
   // nodes that threads compute independently; combining them in tree order
   // gives the single-threaded result bit for bit.
   const bool wide = args.dtype == DType::kFloat64 || op == ReduceOp::kNorm;
-  const size_t leaf = ReduceLeafElements(wide ? sizeof(double) : sizeof(float));
+  const bool half_max = op == ReduceOp::kMax && elem == 2;
+  const size_t leaf = ReduceLeafElements(ReduceAccumulatorBytes(wide, half_max));
   const size_t cols = static_cast<size_t>(args.cols);
   int depth = 0;
   while (depth < kReduceMaxCutDepth && (int64_t{1} << depth) < 4 * int64_t{threads}) ++depth;
