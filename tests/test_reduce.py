@@ -142,6 +142,38 @@ def test_every_target_gives_the_same_bits(dtype, op):
         assert_bitwise_equal(whole, results[0][1])
 
 
+@pytest.mark.parametrize("op", ["sum", "dot"])
+def test_16bit_sums_follow_the_fixed_order_on_every_target(cpu_target, op):
+    """16-bit results hide most float32 rounding, so this builds rows whose
+    result depends on the order of docs/reduce.md: 1 + h in virtual lane 0
+    (elements 0 and 32; h half an ulp of 1 in the dtype), 2^-24 twice in
+    lane L. Added together first (the fixed order: element i goes to lane
+    i % 32 in index order, lanes fold at the end), the two make 2^-23 and
+    the sum 1 + h + 2^-23 rounds up to 1 + 2h; added to 1 + h one by one,
+    each is a float32 tie lost to even, and 1 + h rounds to 1. The second 2^-24 sits in a later full group, in the
+    partial group at the row's end, or in the next leaf; the 512-bit targets
+    take bfloat16 groups split by parity (kSplitGroups) and must put every
+    element in its lane all the same."""
+    for dtype in (torch.bfloat16, torch.float16):
+        half_ulp = torch.finfo(dtype).eps / 2
+        for lane in (1, 2, 14, 15, 16, 17, 30, 31):
+            for second, n in ((lane + 64, 109), (96 + lane % 13, 109), (1024 + lane, 2048),
+                              (2048 + lane % 13, 2061)):
+                row = torch.zeros(n, dtype=torch.float64)
+                row[0], row[32] = 1.0, half_ulp
+                row[lane] = row[second] = 2.0**-24
+                if second % 32 != lane:  # the tail's own lane: move the first 2^-24 there
+                    row[lane] = 0.0
+                    row[second % 32] = 2.0**-24
+                x = row.to(dtype)
+                assert bool((x.double() == row).all())
+                want = torch.tensor(1.0 + 2 * half_ulp, dtype=dtype)
+                got = call(op, x, torch.ones_like(x), None)
+                assert_bitwise_equal(got, want), (dtype, lane, second, n)
+                got_rows = call(op, x.repeat(3, 1), torch.ones_like(x).repeat(3, 1), -1)
+                assert_bitwise_equal(got_rows, want.repeat(3))
+
+
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_rows_streamed_from_memory_equal_rows_in_cache(cpu_target, dtype, op):

@@ -258,14 +258,23 @@ struct RowReducer {
       }
     }
 #else
-    // The lanes in registers: kVecs = kW / Lanes(d) independent accumulators.
-    hn::Vec<D> acc[kVecs];
-    for (size_t v = 0; v < kVecs; ++v) acc[v] = hn::Load(d, lanes + v * step);
-    for (; i + kW <= end; i += kW) {
-      PrefetchGroup(i);
-      for (size_t v = 0; v < kVecs; ++v) acc[v] = Next(d, acc[v], i + v * step);
+    if constexpr (kSplitGroups) {
+      hn::Vec<D> even = Op::Identity(d), odd = even;  // the lanes hold the identity
+      for (; i + kW <= end; i += kW) {
+        PrefetchGroup(i);
+        NextSplit(i, even, odd);
+      }
+      StoreSplitLanes(even, odd, lanes);
+    } else {
+      // The lanes in registers: kVecs = kW / Lanes(d) independent accumulators.
+      hn::Vec<D> acc[kVecs];
+      for (size_t v = 0; v < kVecs; ++v) acc[v] = hn::Load(d, lanes + v * step);
+      for (; i + kW <= end; i += kW) {
+        PrefetchGroup(i);
+        for (size_t v = 0; v < kVecs; ++v) acc[v] = Next(d, acc[v], i + v * step);
+      }
+      for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[v], d, lanes + v * step);
     }
-    for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[v], d, lanes + v * step);
 #endif
     for (size_t k = 0; i < end; i += step, k += step) {
       const size_t count = HWY_MIN(step, end - i);
@@ -297,11 +306,60 @@ struct RowReducer {
   static constexpr size_t kVecs = kW / hn::MaxLanes(D());
   static constexpr size_t kLeavesAtOnce = kVecs <= 2 ? 4 : kVecs <= 4 ? 2 : 1;
 
+  // bfloat16 sum and dot where a group (kW = 32 elements) is two float32
+  // vectors (AVX-512): each input's group is one 64-byte load split by
+  // parity (SplitPair, convert-inl.h: a shift and a mask) instead of two
+  // lane-crossing widenings. The two accumulators then hold the virtual
+  // lanes 0, 2, ..., 30 and 1, 3, ..., 31, each summing the same elements in
+  // the same order as before, and are interleaved back wherever the lanes
+  // are stored: the same bits (1 thread, Zen 4: docs/performance.md "Stop 41").
+  static constexpr bool kSplitGroups =
+      hwy::IsSame<T, hwy::bfloat16_t>() && hwy::IsSame<A, float>() && kVecs == 2;
+
+  // (SCALAR has no kSplitGroups, nor these shuffles.)
+  static HWY_INLINE void StoreSplitLanes(hn::Vec<D> even, hn::Vec<D> odd, A* HWY_RESTRICT lanes) {
+#if HWY_TARGET != HWY_SCALAR
+    const D d;
+    hn::Store(hn::InterleaveWholeLower(d, even, odd), d, lanes);
+    hn::Store(hn::InterleaveWholeUpper(d, even, odd), d, lanes + hn::Lanes(d));
+#else
+    (void)even, (void)odd, (void)lanes;
+#endif
+  }
+
+  // The group of elements [i, i + kW) into split accumulators.
+  HWY_INLINE void NextSplit(size_t i, hn::Vec<D>& even, hn::Vec<D>& odd) const {
+    const D d;
+    const auto x_pair = LoadSplitPair(d, x + i);
+    auto y_pair = x_pair;
+    if constexpr (kBinary) y_pair = LoadSplitPair(d, y + i);
+    even = Op::Accumulate(d, even, x_pair.even, y_pair.even);
+    odd = Op::Accumulate(d, odd, x_pair.odd, y_pair.odd);
+  }
+
   // The tree node over the kCount full leaves from `lo` (kCount a power of two).
   template <size_t kCount>
   void FullLeavesTree(size_t lo, A* HWY_RESTRICT lanes) const {
     const D d;
     const size_t step = hn::Lanes(d);
+    if constexpr (kSplitGroups) {
+      hn::Vec<D> even[kCount], odd[kCount];
+      for (size_t l = 0; l < kCount; ++l) even[l] = odd[l] = Op::Identity(d);
+      for (size_t group = 0; group < kReduceLeafGroups; ++group) {
+        for (size_t l = 0; l < kCount; ++l) {
+          const size_t i = (lo + l) * kLeaf + group * kW;
+          PrefetchGroup(i);
+          NextSplit(i, even[l], odd[l]);
+        }
+      }
+      for (size_t width = 1; width < kCount; width *= 2) {
+        for (size_t l = 0; l < kCount; l += 2 * width) {
+          even[l] = Op::Combine(d, even[l], even[l + width]);
+          odd[l] = Op::Combine(d, odd[l], odd[l + width]);
+        }
+      }
+      return StoreSplitLanes(even[0], odd[0], lanes);
+    }
     hn::Vec<D> acc[kCount][kVecs];
     for (size_t l = 0; l < kCount; ++l) {
       for (size_t v = 0; v < kVecs; ++v) acc[l][v] = Op::Identity(d);
