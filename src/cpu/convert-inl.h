@@ -271,9 +271,10 @@ HWY_INLINE void StorePairAs(hn::Vec<D> a, hn::Vec<D> b, D d, T* HWY_RESTRICT p) 
 // shift and a mask of each 32-bit word, with no lane crossing (LoadAs widens
 // with vpmovzxwd, which crosses lanes). Lane-wise arithmetic on split pairs
 // gives the lanes' results in the same split, and SplitPairBits puts them
-// back in element order. The row loops of the norms use them where
+// back in element order. The norms' row loops use them where
 // kNarrowsInPairs<bfloat16> (Zen 4, 1 thread, rmsnorm of bfloat16 rows of
-// 4096: 0.173 -> 0.120 ns an element, docs/performance.md "Stop 41").
+// 4096: 0.173 -> 0.120 ns an element, docs/performance.md "Stop 41"), and
+// bfloat16 sum and dot on 512-bit targets (reduce.cc, kSplitGroups).
 template <class D>
 struct SplitPair {
   hn::Vec<D> even, odd;
