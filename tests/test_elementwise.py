@@ -477,7 +477,7 @@ def test_overlaps_are_rejected():
     assert bytes_of(buf) == before
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+@requires_cuda  # a CPU-only build refuses the CUDA tensor first, for want of CUDA
 def test_device_mismatch():
     x, out = torch.ones(8), torch.full((8,), 7.0)
     with pytest.raises(ValueError, match="'y' is on cuda:0; expected cpu like 'x'"):
