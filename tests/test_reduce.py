@@ -150,10 +150,11 @@ def test_16bit_sums_follow_the_fixed_order_on_every_target(cpu_target, op):
     lane L. Added together first (the fixed order: element i goes to lane
     i % 32 in index order, lanes fold at the end), the two make 2^-23 and
     the sum 1 + h + 2^-23 rounds up to 1 + 2h; added to 1 + h one by one,
-    each is a float32 tie lost to even, and 1 + h rounds to 1. The second 2^-24 sits in a later full group, in the
-    partial group at the row's end, or in the next leaf; the 512-bit targets
-    take bfloat16 groups split by parity (kSplitGroups) and must put every
-    element in its lane all the same."""
+    each is a float32 tie lost to even, and 1 + h rounds to 1. The second
+    2^-24 sits in a later full group, in the partial group at the row's end,
+    or in a later leaf; the 512-bit targets take bfloat16 groups split by
+    parity (kSplitGroups) and must put every element in its lane all the
+    same."""
     for dtype in (torch.bfloat16, torch.float16):
         half_ulp = torch.finfo(dtype).eps / 2
         for lane in (1, 2, 14, 15, 16, 17, 30, 31):
@@ -168,8 +169,7 @@ def test_16bit_sums_follow_the_fixed_order_on_every_target(cpu_target, op):
                 x = row.to(dtype)
                 assert bool((x.double() == row).all())
                 want = torch.tensor(1.0 + 2 * half_ulp, dtype=dtype)
-                got = call(op, x, torch.ones_like(x), None)
-                assert_bitwise_equal(got, want), (dtype, lane, second, n)
+                assert_bitwise_equal(call(op, x, torch.ones_like(x), None), want)
                 got_rows = call(op, x.repeat(3, 1), torch.ones_like(x).repeat(3, 1), -1)
                 assert_bitwise_equal(got_rows, want.repeat(3))
 
