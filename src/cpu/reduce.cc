@@ -258,23 +258,15 @@ struct RowReducer {
       }
     }
 #else
-    if constexpr (kSplitGroups) {
-      hn::Vec<D> even = Op::Identity(d), odd = even;  // the lanes hold the identity
-      for (; i + kW <= end; i += kW) {
-        PrefetchGroup(i);
-        NextSplit(i, even, odd);
-      }
-      StoreSplitLanes(even, odd, lanes);
-    } else {
-      // The lanes in registers: kVecs = kW / Lanes(d) independent accumulators.
-      hn::Vec<D> acc[kVecs];
-      for (size_t v = 0; v < kVecs; ++v) acc[v] = hn::Load(d, lanes + v * step);
-      for (; i + kW <= end; i += kW) {
-        PrefetchGroup(i);
-        for (size_t v = 0; v < kVecs; ++v) acc[v] = Next(d, acc[v], i + v * step);
-      }
-      for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[v], d, lanes + v * step);
+    // The lanes in registers: kVecs = kW / Lanes(d) independent accumulators
+    // (NextGroup), starting from the identity SetIdentity stored.
+    hn::Vec<D> acc[kVecs];
+    for (size_t v = 0; v < kVecs; ++v) acc[v] = Op::Identity(d);
+    for (; i + kW <= end; i += kW) {
+      PrefetchGroup(i);
+      NextGroup(i, acc);
     }
+    StoreGroupLanes(acc, lanes);
 #endif
     for (size_t k = 0; i < end; i += step, k += step) {
       const size_t count = HWY_MIN(step, end - i);
@@ -316,50 +308,40 @@ struct RowReducer {
   static constexpr bool kSplitGroups =
       hwy::IsSame<T, hwy::bfloat16_t>() && hwy::IsSame<A, float>() && kVecs == 2;
 
-  // (SCALAR has no kSplitGroups, nor these shuffles.)
-  static HWY_INLINE void StoreSplitLanes(hn::Vec<D> even, hn::Vec<D> odd, A* HWY_RESTRICT lanes) {
-#if HWY_TARGET != HWY_SCALAR
+  // The group of elements [i, i + kW) into a leaf's kVecs accumulators:
+  // vector v takes elements [i + v Lanes(d), i + (v + 1) Lanes(d)), or, with
+  // kSplitGroups, acc[0] the even elements and acc[1] the odd ones.
+  HWY_INLINE void NextGroup(size_t i, hn::Vec<D>* HWY_RESTRICT acc) const {
     const D d;
-    hn::Store(hn::InterleaveWholeLower(d, even, odd), d, lanes);
-    hn::Store(hn::InterleaveWholeUpper(d, even, odd), d, lanes + hn::Lanes(d));
-#else
-    (void)even, (void)odd, (void)lanes;
-#endif
+    if constexpr (kSplitGroups) {
+      const auto x_pair = LoadSplitPair(d, x + i);
+      auto y_pair = x_pair;
+      if constexpr (kBinary) y_pair = LoadSplitPair(d, y + i);
+      acc[0] = Op::Accumulate(d, acc[0], x_pair.even, y_pair.even);
+      acc[1] = Op::Accumulate(d, acc[1], x_pair.odd, y_pair.odd);
+    } else {
+      for (size_t v = 0; v < kVecs; ++v) acc[v] = Next(d, acc[v], i + v * hn::Lanes(d));
+    }
   }
 
-  // The group of elements [i, i + kW) into split accumulators.
-  HWY_INLINE void NextSplit(size_t i, hn::Vec<D>& even, hn::Vec<D>& odd) const {
+  // NextGroup's accumulators into the lanes array, in lane order (split ones
+  // interleaved; SCALAR has no kSplitGroups, nor these shuffles).
+  static HWY_INLINE void StoreGroupLanes(const hn::Vec<D>* HWY_RESTRICT acc, A* HWY_RESTRICT lanes) {
     const D d;
-    const auto x_pair = LoadSplitPair(d, x + i);
-    auto y_pair = x_pair;
-    if constexpr (kBinary) y_pair = LoadSplitPair(d, y + i);
-    even = Op::Accumulate(d, even, x_pair.even, y_pair.even);
-    odd = Op::Accumulate(d, odd, x_pair.odd, y_pair.odd);
+    if constexpr (kSplitGroups) {
+#if HWY_TARGET != HWY_SCALAR
+      hn::Store(hn::InterleaveWholeLower(d, acc[0], acc[1]), d, lanes);
+      hn::Store(hn::InterleaveWholeUpper(d, acc[0], acc[1]), d, lanes + hn::Lanes(d));
+#endif
+    } else {
+      for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[v], d, lanes + v * hn::Lanes(d));
+    }
   }
 
   // The tree node over the kCount full leaves from `lo` (kCount a power of two).
   template <size_t kCount>
   void FullLeavesTree(size_t lo, A* HWY_RESTRICT lanes) const {
     const D d;
-    const size_t step = hn::Lanes(d);
-    if constexpr (kSplitGroups) {
-      hn::Vec<D> even[kCount], odd[kCount];
-      for (size_t l = 0; l < kCount; ++l) even[l] = odd[l] = Op::Identity(d);
-      for (size_t group = 0; group < kReduceLeafGroups; ++group) {
-        for (size_t l = 0; l < kCount; ++l) {
-          const size_t i = (lo + l) * kLeaf + group * kW;
-          PrefetchGroup(i);
-          NextSplit(i, even[l], odd[l]);
-        }
-      }
-      for (size_t width = 1; width < kCount; width *= 2) {
-        for (size_t l = 0; l < kCount; l += 2 * width) {
-          even[l] = Op::Combine(d, even[l], even[l + width]);
-          odd[l] = Op::Combine(d, odd[l], odd[l + width]);
-        }
-      }
-      return StoreSplitLanes(even[0], odd[0], lanes);
-    }
     hn::Vec<D> acc[kCount][kVecs];
     for (size_t l = 0; l < kCount; ++l) {
       for (size_t v = 0; v < kVecs; ++v) acc[l][v] = Op::Identity(d);
@@ -368,7 +350,7 @@ struct RowReducer {
       for (size_t l = 0; l < kCount; ++l) {
         const size_t i = (lo + l) * kLeaf + group * kW;
         PrefetchGroup(i);
-        for (size_t v = 0; v < kVecs; ++v) acc[l][v] = Next(d, acc[l][v], i + v * step);
+        NextGroup(i, acc[l]);
       }
     }
     for (size_t width = 1; width < kCount; width *= 2) {  // (0 1) (2 3), then (01 23)
@@ -376,7 +358,7 @@ struct RowReducer {
         for (size_t v = 0; v < kVecs; ++v) acc[l][v] = Op::Combine(d, acc[l][v], acc[l + width][v]);
       }
     }
-    for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[0][v], d, lanes + v * step);
+    StoreGroupLanes(acc[0], lanes);
   }
 #endif
 
