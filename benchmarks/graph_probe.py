@@ -88,17 +88,6 @@ def moved_bytes(op, rows, cols, dtype, device="cuda"):
     return None
 
 
-def in_turn(calls):
-    """One call of calls[0], calls[1], ... in turn at each call."""
-    turn = [0]
-
-    def call():
-        turn[0] = (turn[0] + 1) % len(calls)
-        return calls[turn[0]]()
-
-    return call
-
-
 def probe_cuda(op, rows, cols, args):
     # args.buffers sets of every contender's inputs, called in turn
     sets = [contenders(op, rows, cols, args.dtype) for _ in range(max(1, args.buffers))]
@@ -108,7 +97,7 @@ def probe_cuda(op, rows, cols, args):
         if args.compile and compiled is not None:
             fn, fn_args = compiled
             s["compile"] = lambda fn=torch.compile(fn), fn_args=fn_args: fn(*fn_args)
-    fns = {name: in_turn([s[name] for s in sets]) for name in sets[0]}
+    fns = {name: harness.in_turn([s[name] for s in sets]) for name in sets[0]}
     if args.ncu:  # each contender three times, for Nsight Compute to pick kernels from
         for fn in fns.values():
             for _ in range(3):
@@ -126,7 +115,7 @@ def probe_cuda(op, rows, cols, args):
     copy = None
     if nbytes is not None:
         copies = [harness.copy_fn("cuda", nbytes) for _ in range(max(1, args.buffers))]
-        copy = harness.time_cuda_graph(in_turn(copies), samples=7, max_total_s=0.3).median_s
+        copy = harness.time_cuda_graph(harness.in_turn(copies), samples=7, max_total_s=0.3).median_s
     report(op, rows, cols, args.dtype, times, copy, "")
     del fns
     torch.cuda.empty_cache()

@@ -208,3 +208,89 @@ def test_cuda_sweep_has_graph_and_host_times(tmp_path):
     assert "## GPU device time under CUDA graph replay" in subprocess.run(
         [sys.executable, "-m", "hetkern.bench.report", str(tmp_path / "results.json")],
         capture_output=True, text=True, check=True).stdout
+
+
+def test_in_turn_calls_each_set_once_per_round():
+    from hetkern.bench.harness import in_turn
+    seen = []
+    call = in_turn([lambda i=i: seen.append(i) for i in range(3)])
+    for _ in range(7):
+        call()
+    assert seen == [0, 1, 2, 0, 1, 2, 0]
+    only = lambda: None  # noqa: E731
+    assert in_turn([only]) is only
+
+
+def _graph_runner(monkeypatch, llc_bytes):
+    """A Runner whose graph timer calls each function GRAPH_CALLS times and
+    reports time from a per-call cost, so measure_graphs runs without a GPU."""
+    from hetkern.bench import harness, runner
+
+    calls = []
+
+    def fake_graph(fn, samples=15, min_sample_s=2e-3, max_total_s=1.0, calls_=harness.GRAPH_CALLS):
+        for _ in range(calls_):
+            fn()
+        return harness.Timing(1e-5, 1e-5, 1e-5, 1)
+
+    monkeypatch.setattr(harness, "time_cuda_graph", fake_graph)
+    monkeypatch.setattr(harness, "copy_fn", lambda device, nbytes: lambda: calls.append(("copy", nbytes)))
+    opts = runner.Options(devices=["cuda"], ops=None, dtypes=["float32"], cpu_max=0, gpu_max=0, threads=1,
+                          quick=True, time_caps={}, out=None)
+    r = runner.Runner(opts)
+    r.llc = {"cuda": llc_bytes}
+    r.progress = runner.Progress(total=0, tty=False)
+    return r, calls
+
+
+@pytest.mark.parametrize("fits", [True, False])
+def test_graph_times_of_a_case_larger_than_l2_take_input_sets_in_turn(monkeypatch, fits):
+    """measure_graphs: a case that does not fit L2 gets GRAPH_SETS fresh sets of
+    arrays (case.setup again), every contender and the copy cycling through
+    them; one that fits keeps its one set."""
+    from hetkern.bench import harness
+    from hetkern.bench.cases import Case
+    from hetkern.bench.runner import COLUMNS
+
+    made = []
+
+    def setup(device):
+        n = len(made)
+        made.append(n)
+        return {"hetkern": lambda: calls.append(("hetkern", n)), "torch": lambda: calls.append(("torch", n))}
+
+    case = Case("norm", "rmsnorm", "float32", (1024, 1024), 8 << 20, setup, rows=True)
+    r, calls = _graph_runner(monkeypatch, llc_bytes=(16 << 20) if fits else (1 << 20))
+    row = dict.fromkeys(COLUMNS)
+    row.update(fits_llc=fits)
+    first = setup("cuda")
+    r.measure_graphs(case, row, {"hetkern": first["hetkern"], "torch": first["torch"]}, use_compile=False)
+    sets = 1 if fits else harness.GRAPH_SETS
+    assert row["graph_sets"] == sets and len(made) == sets
+    for name in ("hetkern", "torch"):
+        used = [n for who, n in calls if who == name]
+        assert len(used) == harness.GRAPH_CALLS and set(used) == set(range(sets))
+    assert sum(who == "copy" for who, _ in calls) == harness.GRAPH_CALLS
+    assert row["of_copy_graph"] == pytest.approx(row["copy_graph_s"] / row["hetkern_graph_s"])
+    assert row["best_graph_peer"] == "torch" and row["x_best_graph"] == pytest.approx(1.0)
+
+
+def test_report_judges_every_large_gpu_row_against_copy_and_peers():
+    """The graph table marks a large row under 0.93 of a copy (graph time) or
+    under 0.97 of the best peer as a miss, and counts it."""
+    from hetkern.bench.report import report
+    from hetkern.bench.runner import COLUMNS
+
+    def row(shape, of_copy, x_best):
+        r = dict.fromkeys(COLUMNS)
+        r.update(device="cuda", family="norm", op="layernorm_quant", dtype="bfloat16", shape=shape,
+                 size=64 << 20, tokens=4096, bytes=3 * (64 << 20), fits_llc=False, of_copy=0.9,
+                 hetkern_graph_s=1e-4, flashinfer_graph_s=x_best * 1e-4, best_graph_peer="flashinfer",
+                 x_best_graph=x_best, of_copy_graph=of_copy, graph_sets=4, hetkern_host_s=1e-4)
+        return r
+
+    text = report([row("4096x16384", 0.92, 2.0), row("16384x4096", 0.95, 0.96)], [{}])
+    lines = {l.split(" | ")[2]: l for l in text.splitlines() if l.startswith("| layernorm_quant |")}
+    assert "0.92 ✘ (≥0.93)" in lines["4096x16384"] and "2.00 ✔ (≥0.97)" in lines["4096x16384"]
+    assert "0.95 ✔ (≥0.93)" in lines["16384x4096"] and "0.96 ✘ (≥0.97)" in lines["16384x4096"]
+    assert "2 graph-time figure(s) miss their target." in text

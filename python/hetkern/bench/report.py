@@ -27,7 +27,7 @@ SMALL_ONLY = {"scale_alloc"}  # measured at <= 4K only: the small-call table
 GATED = {"silu_and_mul", "gelu_and_mul", "gelu_tanh_and_mul"}
 GPU_ROW_OPS = {"rmsnorm", "fused_add_rmsnorm", "gemma_rmsnorm", "gemma_fused_add_rmsnorm", "layernorm",
                "softmax", "log_softmax"}
-METRICS = [("of_copy", "of copy"), ("x_torch", "× torch"), ("x_numpy", "× NumPy"), ("x_compile", "× compile"),
+METRICS = [("of_copy", "of copy"), ("of_copy_graph", "of copy (graph)"), ("x_torch", "× torch"), ("x_numpy", "× NumPy"), ("x_compile", "× compile"),
            ("x_best_graph", "best peer ÷ hetkern (graph)")]
 # Families whose GPU rows the graph-time table lists (the ops the peers have).
 GRAPH_FAMILIES = ("norm", "activation", "rope", "softmax")
@@ -43,9 +43,11 @@ def targets(device: str, family: str, op: str) -> dict[str, float]:
         if family in ("norm", "softmax") or op in GATED:
             return {"of_copy": 0.8}
         return {}
-    # Issue 11: every op >= 0.93 of copy and >= 0.97x the best peer (graph
-    # device time) at the large sizes; the row ops also >= torch eager and compile.
-    want = {"of_copy": 0.93, "x_best_graph": 0.97}
+    # Issue 11: every op >= 0.93 of copy and >= 0.97x the best peer at the
+    # large sizes, both in device time under graph replay with inputs that
+    # the previous call did not leave in L2 (runner.measure_graphs); the row
+    # ops also >= torch eager and compile.
+    want = {"of_copy_graph": 0.93, "x_best_graph": 0.97}
     if op in GPU_ROW_OPS:
         want.update(x_torch=1.0, x_compile=1.0)
     return want
@@ -99,7 +101,10 @@ def report(rows: list[dict], metas: list[dict]) -> str:
         for note in meta.get("notes", []):
             out.append(f"  - note: {note}")
     out += ["", "Ratios are peer time / hetkern time (> 1: hetkern faster); *of copy* is hetkern's GB/s over a "
-            "torch `copy_` of the same bytes in the same run. Each value is the median over the sizes listed.", ""]
+            "torch `copy_` of the same bytes in the same run (a Python loop's CUDA-event time on the GPU); "
+            "*of copy (graph)* the same in device time under CUDA graph replay, where calls too large for "
+            "L2 take 4 sets of inputs in turn, as the graph-time ratios to the peers do. Each value is the "
+            "median over the sizes listed.", ""]
 
     groups = group(rows)
     out += ["## Large sizes (CPU ≥ 4M elements, GPU ≥ 64M; row ops with ≥ 1024 rows)", "",
@@ -151,20 +156,26 @@ def report(rows: list[dict], metas: list[dict]) -> str:
         out += ["## GPU device time under CUDA graph replay", "",
                 "µs per call from a CUDA graph of 20 calls replayed (launch costs removed), for hetkern and "
                 "each peer; *best ÷ hetkern* is the best peer's time over hetkern's (target ≥ 1 at decode "
-                "shapes, ≥ 0.97 at large ones); *loop µs* is hetkern's wall time per call of a plain Python "
-                "loop (one synchronize at the end).", "",
-                "| op | dtype | shape | hetkern | " + " | ".join(peers) + " | best ÷ hetkern | loop µs |",
-                "|---" * (6 + len(peers)) + "|"]
+                "shapes, ≥ 0.97 at large ones); *of copy* is a copy of the same bytes timed alike over "
+                "hetkern (target ≥ 0.93 at large sizes); *sets* is how many sets of inputs the calls took in "
+                "turn (4 where they do not fit L2); *loop µs* is hetkern's wall time per call of a plain "
+                "Python loop (one synchronize at the end).", "",
+                "| op | dtype | shape | hetkern | " + " | ".join(peers)
+                + " | best ÷ hetkern | of copy | sets | loop µs |",
+                "|---" * (8 + len(peers)) + "|"]
         misses = 0
         for r in sorted(graph_rows, key=lambda r: (r["family"], r["op"], r["dtype"], r["size"])):
             us = [r.get(f"{p}_graph_s") for p in ("hetkern",) + peers]
-            target = 1.0 if is_decode(r["family"], r.get("tokens")) else 0.97 if r["size"] >= LARGE["cuda"] else None
-            ratio = r.get("x_best_graph")
+            large = r["size"] >= LARGE["cuda"]
+            target = 1.0 if is_decode(r["family"], r.get("tokens")) else 0.97 if large else None
+            ratio, of_copy = r.get("x_best_graph"), r.get("of_copy_graph")
             misses += ratio is not None and target is not None and ratio < target
+            misses += large and of_copy is not None and of_copy < 0.93
             best = f" ({r['best_graph_peer']})" if r.get("best_graph_peer") else ""
             out.append(f"| {r['op']} | {r['dtype']} | {r['shape']} | "
                        + " | ".join("–" if v is None else f"{v * 1e6:.2f}" for v in us)
-                       + f" | {cell(ratio, target)}{best} | "
+                       + f" | {cell(ratio, target)}{best} | {cell(of_copy, 0.93 if large else None)} | "
+                       + f"{r.get('graph_sets') or '–'} | "
                        + ("–" if r.get("hetkern_host_s") is None else f"{r['hetkern_host_s'] * 1e6:.2f}") + " |")
         out += ["", f"{misses} graph-time figure(s) miss their target.", ""]
 

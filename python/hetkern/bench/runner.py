@@ -7,7 +7,10 @@ hetkern's GB/s over the GB/s of a torch copy_ moving the same bytes in the
 same run; host_of_torch (GPU decode shapes) is hetkern's whole-call time over
 torch eager's (< 1: hetkern is cheaper). On CUDA every contender is also
 timed under CUDA graph replay (`*_graph_s`); x_best_graph is the best peer's
-graph time over hetkern's (>= 1: hetkern at least as fast as every peer)."""
+graph time over hetkern's (>= 1: hetkern at least as fast as every peer),
+and of_copy_graph is a copy's graph time over hetkern's, with graph_sets
+sets of inputs called in turn (more than one where the case does not fit
+L2; harness's docstring says why)."""
 
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ COLUMNS = (
     + [f"x_{p}" for p in PEERS]
     + ["copy_s", "copy_gbps", "of_copy", "hetkern_host_s", "torch_host_s", "host_of_torch"]
     + ["hetkern_graph_s"] + [f"{p}_graph_s" for p in GPU_PEERS] + ["best_graph_peer", "x_best_graph"]
+    + ["graph_sets", "copy_graph_s", "of_copy_graph"]
 )
 PEERS_SHOWN = {"cpu": ("numpy", "torch"), "cuda": ("torch", "compile")}
 
@@ -182,8 +186,10 @@ class Runner:
             self._compiled[key] = torch.compile(fn)
         return self._compiled[key]
 
-    def measure(self, case: Case, device: str, use_compile: bool) -> dict:
-        timer = self.timer(device)
+    def contenders(self, case: Case, device: str, use_compile: bool, notes: bool = True) -> dict:
+        """A fresh set of the case's arrays and its contenders' calls on them:
+        torch.compile's (compiled outside any timing) where asked, no NumPy on
+        the GPU."""
         contenders = case.setup(device)
         compile_src = contenders.pop("compile", None)
         if device != "cpu":
@@ -195,7 +201,13 @@ class Runner:
                 compiled(*args)  # compile (or recompile) outside the timing
                 contenders["compile"] = lambda: compiled(*args)
             except Exception as e:  # a form inductor cannot compile: no column
-                self.note(f"torch.compile failed for {case.op} {case.dtype} {case.label}: {error_text(e)}")
+                if notes:
+                    self.note(f"torch.compile failed for {case.op} {case.dtype} {case.label}: {error_text(e)}")
+        return contenders
+
+    def measure(self, case: Case, device: str, use_compile: bool) -> dict:
+        timer = self.timer(device)
+        contenders = self.contenders(case, device, use_compile)
         hetkern_fn = contenders.pop("hetkern")
         times = {"hetkern": timer(hetkern_fn)}  # hetkern failing fails the case
         for name, fn in contenders.items():
@@ -225,21 +237,39 @@ class Runner:
             if case.decode and "torch" in times:
                 row["torch_host_s"] = host(contenders["torch"]).median_s
                 row["host_of_torch"] = row["hetkern_host_s"] / row["torch_host_s"]
-            self.measure_graphs(case, row, hetkern_fn, {p: contenders[p] for p in GPU_PEERS if p in times})
+            peers = {p: contenders[p] for p in GPU_PEERS if p in times}
+            self.measure_graphs(case, row, {"hetkern": hetkern_fn, **peers}, use_compile)
         return row
 
-    def measure_graphs(self, case: Case, row: dict, hetkern_fn, peers: dict) -> None:
-        """Device time per call under CUDA graph replay of each contender
-        (harness.time_cuda_graph), and the best peer's over hetkern's."""
+    def measure_graphs(self, case: Case, row: dict, calls: dict, use_compile: bool) -> None:
+        """Device time per call under CUDA graph replay of hetkern and each
+        peer (harness.time_cuda_graph), the best peer's over hetkern's, and a
+        copy of the same bytes timed alike. A case that does not fit L2 calls
+        harness.GRAPH_SETS sets of its arrays in turn, every contender and the
+        copy alike (harness's docstring says why)."""
+        sets = 1 if row["fits_llc"] else harness.GRAPH_SETS
+        calls = {name: [fn] for name, fn in calls.items()}
+        for _ in range(sets - 1):
+            more = self.contenders(case, "cuda", use_compile, notes=False)
+            for name, fns in calls.items():
+                fns.append(more.get(name, fns[0]))
+        row["graph_sets"] = sets
         timer = self.timer("cuda", graph=True)
-        row["hetkern_graph_s"] = timer(hetkern_fn).median_s
-        for name, fn in peers.items():
+        for name, fns in calls.items():
             try:
-                row[f"{name}_graph_s"] = timer(fn).median_s
+                row[f"{name}_graph_s"] = timer(harness.in_turn(fns)).median_s
             except Exception as e:  # e.g. a peer that cannot be captured
+                if name == "hetkern":
+                    raise
                 self.note(f"{name} not graph-capturable for {case.op} {case.dtype} {case.label}: {error_text(e)}")
-        best = min((p for p in peers if row[f"{p}_graph_s"] is not None),
-                   key=lambda p: row[f"{p}_graph_s"], default=None)
+        key = ("cuda-graph", case.nbytes, sets)
+        if key not in self._copy:
+            copies = [harness.copy_fn("cuda", case.nbytes) for _ in range(sets)]
+            self._copy[key] = timer(harness.in_turn(copies))
+        row["copy_graph_s"] = self._copy[key].median_s
+        row["of_copy_graph"] = row["copy_graph_s"] / row["hetkern_graph_s"]
+        peers = [p for p in calls if p != "hetkern" and row[f"{p}_graph_s"] is not None]
+        best = min(peers, key=lambda p: row[f"{p}_graph_s"], default=None)
         if best is not None:
             row["best_graph_peer"] = best
             row["x_best_graph"] = row[f"{best}_graph_s"] / row["hetkern_graph_s"]
