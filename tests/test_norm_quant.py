@@ -302,6 +302,33 @@ def test_cuda_row_bits_independent_of_row_count(op, hidden, dtype):
     assert_bitwise_equal(whole, chunks)
 
 
+@requires_cuda
+@pytest.mark.parametrize("hidden", [4096, 12288, 16384])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_cuda_layernorm_quant_of_many_rows(hidden, dtype, with_bias):
+    """Calls of several blocks an SM, whose kernels read the weight (and the
+    bias) in the output pass, with and without a bias: every row has the
+    bits a call of one block an SM gives it, and the values match the
+    reference as test_layernorm_quant's do."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    rows, chunk = 3 * sms + 5, min(128, sms)
+    x, w = make((rows, hidden), dtype, "cuda", 5), make((hidden,), dtype, "cuda", 2, 1)
+    b = make((hidden,), dtype, "cuda", 4, 1) if with_bias else None
+    s = torch.tensor([0.0173], device="cuda")
+
+    def run(x):
+        out = torch.empty(x.shape, dtype=FP8, device="cuda")
+        hetkern.layernorm_quant(out, x, w, s, b, 1e-5)
+        return out
+
+    whole = run(x)
+    assert_bitwise_equal(whole, torch.cat([run(x[i:i + chunk]) for i in range(0, rows, chunk)]))
+    y = torch.nn.functional.layer_norm(x.double(), (hidden,), w.double(), None if b is None else b.double(), 1e-5)
+    torch.testing.assert_close(whole.cpu().double(), quantize_e4m3(y.cpu() / 0.0173).double(),
+                               atol=2.0**-9, rtol=2.0**-3)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=lambda d: str(d)[6:])
 def test_float32_weight_with_16bit_x(device, dtype):
