@@ -222,8 +222,9 @@ def test_in_turn_calls_each_set_once_per_round():
 
 
 def _graph_runner(monkeypatch, llc_bytes):
-    """A Runner whose graph timer calls each function GRAPH_CALLS times and
-    reports time from a per-call cost, so measure_graphs runs without a GPU."""
+    """A Runner whose graph timer calls each function GRAPH_CALLS times (as a
+    captured graph would) and reports a fixed time, and whose copies record
+    their calls, so that measure_graphs runs without a GPU."""
     from hetkern.bench import harness, runner
 
     calls = []

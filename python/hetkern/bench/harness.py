@@ -11,11 +11,12 @@ for small shapes). `time_cuda_graph` captures GRAPH_CALLS back-to-back calls
 in a CUDA graph and times its replays with events: the device time per call
 with launch costs removed, as a serving engine's graph-captured decode step
 pays it. Calls whose bytes do not fit the GPU's L2 are graph-timed on
-GRAPH_SETS sets of inputs called in turn (`in_turn`; the copy too): with one
-set, a call finds part of its data in L2, left there by the previous call,
-by an amount that differs between contenders and runs, where a serving
-step's inputs come from other kernels. Large calls take fewer samples (at least 5) so that one measurement
-lasts about `max_total_s`. GB/s counts the bytes read + written.
+GRAPH_SETS sets of inputs called in turn (`in_turn`): with one set, a call
+finds part of its data in L2, left there by the previous call, by an amount
+that differs between contenders and runs, where a serving step's inputs
+come from other kernels (the copy reference: runner.copy_reference_s).
+Large calls take fewer samples (at least 5) so that one measurement lasts
+about `max_total_s`. GB/s counts the bytes read + written.
 """
 
 from __future__ import annotations

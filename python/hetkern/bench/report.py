@@ -27,8 +27,8 @@ SMALL_ONLY = {"scale_alloc"}  # measured at <= 4K only: the small-call table
 GATED = {"silu_and_mul", "gelu_and_mul", "gelu_tanh_and_mul"}
 GPU_ROW_OPS = {"rmsnorm", "fused_add_rmsnorm", "gemma_rmsnorm", "gemma_fused_add_rmsnorm", "layernorm",
                "softmax", "log_softmax"}
-METRICS = [("of_copy", "of copy"), ("of_copy_graph", "of copy (graph)"), ("x_torch", "× torch"), ("x_numpy", "× NumPy"), ("x_compile", "× compile"),
-           ("x_best_graph", "best peer ÷ hetkern (graph)")]
+METRICS = [("of_copy", "of copy"), ("of_copy_graph", "of copy (graph)"), ("x_torch", "× torch"),
+           ("x_numpy", "× NumPy"), ("x_compile", "× compile"), ("x_best_graph", "best peer ÷ hetkern (graph)")]
 # Families whose GPU rows the graph-time table lists (the ops the peers have).
 GRAPH_FAMILIES = ("norm", "activation", "rope", "softmax")
 

@@ -8,9 +8,9 @@ same run; host_of_torch (GPU decode shapes) is hetkern's whole-call time over
 torch eager's (< 1: hetkern is cheaper). On CUDA every contender is also
 timed under CUDA graph replay (`*_graph_s`); x_best_graph is the best peer's
 graph time over hetkern's (>= 1: hetkern at least as fast as every peer),
-and of_copy_graph is a copy's graph time over hetkern's, with graph_sets
-sets of inputs called in turn (more than one where the case does not fit
-L2; harness's docstring says why)."""
+with graph_sets sets of inputs called in turn (more than one where the case
+does not fit L2; harness's docstring says why), and of_copy_graph is a
+copy's time (copy_reference_s) over hetkern's graph time."""
 
 from __future__ import annotations
 
