@@ -300,3 +300,24 @@ def test_report_judges_every_large_gpu_row_against_copy_and_peers():
     assert "0.92 ✘ (≥0.93)" in lines["4096x16384"] and "2.00 ✔ (≥0.97)" in lines["4096x16384"]
     assert "0.95 ✔ (≥0.93)" in lines["16384x4096"] and "0.96 ✘ (≥0.97)" in lines["16384x4096"]
     assert "2 graph-time figure(s) miss their target." in text
+
+
+def test_report_holds_softmax_vocabulary_rows_to_the_best_peer():
+    """Issue 11's softmax target: rows of 32000-256K values (1-4096 of them)
+    at least as fast as the best peer; longer rows carry no target."""
+    from hetkern.bench.report import report
+    from hetkern.bench.runner import COLUMNS
+
+    def row(tokens, cols, x_best):
+        r = dict.fromkeys(COLUMNS)
+        r.update(device="cuda", family="softmax", op="softmax", dtype="bfloat16", shape=f"{tokens}x{cols}",
+                 size=tokens * cols, tokens=tokens, bytes=4 * tokens * cols, fits_llc=True, of_copy=0.5,
+                 hetkern_graph_s=1e-5, liger_graph_s=x_best * 1e-5, best_graph_peer="liger",
+                 x_best_graph=x_best, graph_sets=1)
+        return r
+
+    text = report([row(32, 32000, 0.94), row(256, 151936, 1.2), row(1, 1 << 20, 0.89)], [{}])
+    lines = {l.split(" | ")[2]: l for l in text.splitlines() if l.startswith("| softmax |")}
+    assert "0.94 ✘ (≥1)" in lines["32x32000"] and "1.20 ✔ (≥1)" in lines["256x151936"]
+    assert "0.89 (liger)" in lines["1x1048576"]
+    assert "1 graph-time figure(s) miss their target." in text
