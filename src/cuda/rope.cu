@@ -166,7 +166,14 @@ void LaunchRope(const RopeArgs& a, const DeviceScope& scope) {
                       AlignedTo(a.cos_sin_cache, kPairs * sizeof(TC));
   const int64_t pairs_per_thread = vector ? kPairs : 1;
   const int64_t items = (a.num_heads + a.num_kv_heads) * half / pairs_per_thread;
-  const int threads = static_cast<int>(std::min<int64_t>(512, std::max<int64_t>(32, (items + 31) / 32 * 32)));
+  // Items beyond 512 are spread evenly: every thread takes the same number
+  // (ceil(items / 512)), instead of 512 threads taking one and a few a second
+  // while the rest of the block idles (float32, 32 + 8 heads x 128: 640
+  // items, 320 threads of two, against 512 threads of which 128 took two:
+  // H100, graph replay, 4 input sets, 16384 tokens 249.5 -> 243.3 us, 4096
+  // 64.3 -> 62.7; Liger 232.9 and 60.7).
+  const int64_t passes = (items + 511) / 512;
+  const int threads = static_cast<int>(std::max<int64_t>(32, ((items + passes - 1) / passes + 31) / 32 * 32));
   // One token a block at a time; more tokens than the GPU holds blocks at
   // once are shared out among that many (RopeKernel pipelines a block's
   // tokens). H100, bfloat16, 32 + 8 heads x 128, graph replay, against the
