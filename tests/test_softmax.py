@@ -414,9 +414,14 @@ def test_cuda_vocabulary_rows(dtype, op):
         x[1, :] = -INF
         x[2, length // 3] = INF if n_rows > 3 else NAN
         check(ours(x), x, theirs)
-    # 16-bit rows of 16K-32K values: 8-block clusters up to 16 rows, 4-block ones up to 33 (132 SMs)
+    # Rows of 16K-32K values: 8-block clusters up to 16 rows, 4-block ones up to 33 (132 SMs)
     x = rows_of(24, 32000, dtype, "cuda", seed=24)
     x[5, :] = -INF
+    check(ours(x), x, theirs)
+    # Two waves of clusters (float32: 33 clusters of 8 one-an-SM blocks, 16 packs a thread)
+    x = rows_of(33, 151936, dtype, "cuda", seed=33)
+    x[32, :] = -INF
+    x[17, 5] = NAN
     check(ours(x), x, theirs)
     x = rows_of(300, 40000, dtype, "cuda", seed=7)  # too many rows for clusters: one block each
     check(ours(x), x, theirs)

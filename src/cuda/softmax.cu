@@ -250,10 +250,14 @@ struct MaxSum {
   }
 };
 
-// y from x given the row's max and sum (or log of the sum for log_softmax).
+// y from x given the row's max and 1 / sum (softmax) or log of the sum
+// (log_softmax). A product, as in the register and cluster kernels: a
+// float division per value made the online kernel's softmax issue-bound
+// (float32 256x128256 on an H100: 205.2 us against log_softmax's 145.5;
+// 146.8 with the product).
 template <class C>
-__device__ __forceinline__ C SoftmaxValue(C v, C max, C sum_or_log_sum, bool log) {
-  return log ? (v - max) - sum_or_log_sum : ExpShifted(v, max) / sum_or_log_sum;
+__device__ __forceinline__ C SoftmaxValue(C v, C max, C scale, bool log) {
+  return log ? (v - max) - scale : ExpShifted(v, max) * scale;
 }
 
 // v = load ? *src : neg_inf. 16-bit rows load into registers preset to -inf
@@ -791,32 +795,46 @@ __device__ __forceinline__ V ButterflyOver(V v, int lanes, Op op) {
   return v;
 }
 
-// op-reduction of v over the cluster (all its threads call it). `warps` and
-// `blocks` are this reduction's own shared slots: a slot is written again
-// only after the next cluster barrier (the next reduction's, or the
-// kernel's last), which every reader passes after reading it.
-template <class V, class Op>
-__device__ __forceinline__ V ClusterReduce(V v, V* warps, V* block, Op op) {
+// op-reduction over the cluster of each of the N values of v, in place, with
+// one set of barriers (all the cluster's threads call it). `warps` (N rows
+// of kWarps slots) and `block` (N slots) are this reduction's own shared
+// slots: a slot is written again only after the next cluster barrier (the
+// next reduction's, or the kernel's last), which every reader passes after
+// reading it.
+template <int kWarps, int N, class V, class Op>
+__device__ __forceinline__ void ClusterReduce(V (&v)[N], V (*warps)[kWarps], V* block, Op op) {
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
-  const int lane = threadIdx.x % 32, n_warps = blockDim.x / 32;
-  v = ButterflyOver(v, 32, op);
-  if (lane == 0) warps[threadIdx.x / 32] = v;
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = ButterflyOver(v[i], 32, op);
+  if (lane == 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) warps[i][threadIdx.x / 32] = v[i];
+  }
   __syncthreads();
-  // Lane l takes warp l % n_warps (then block l % n_blocks): every aligned
+  // Lane l takes warp l % kWarps (then block l % n_blocks): every aligned
   // group of lanes holds all the values, and a butterfly of a commutative op
   // gives all its lanes the same bits.
-  v = ButterflyOver(warps[lane % n_warps], n_warps, op);
-  if (threadIdx.x == 0) *block = v;
+#pragma unroll
+  for (int i = 0; i < N; ++i) v[i] = ButterflyOver(warps[i][lane % kWarps], kWarps, op);
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) block[i] = v[i];
+  }
   cluster.sync();
   const int n_blocks = static_cast<int>(cluster.num_blocks());
-  v = *cluster.map_shared_rank(block, lane % n_blocks);
-  return ButterflyOver(v, n_blocks, op);
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    v[i] = ButterflyOver(*cluster.map_shared_rank(block + i, lane % n_blocks), n_blocks, op);
+  }
 }
 
 // 256-thread blocks run two per SM (<= 128 registers a thread), so that one
 // row's loads overlap another's math; 512-thread blocks (the longest rows)
-// one. At most 8 packs a thread: 16-bit values at 12 spill.
+// one. At most 8 packs a thread for 16-bit values (they spill at 12, their
+// converted values taking registers too); float32 ones, which need no
+// conversion, up to 16 (64 registers of row).
 template <class T, int kVec, int kThreads, int kPacks, bool kLog>
 __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
     ClusterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
@@ -833,10 +851,12 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
   const cg::cluster_group cluster = cg::this_cluster();
   const int cluster_size = static_cast<int>(cluster.num_blocks());
   const int rank = static_cast<int>(cluster.block_rank());
-  __shared__ C warp_max[kThreads / 32];
-  __shared__ double warp_ones[kThreads / 32], warp_rest[kThreads / 32];
-  __shared__ C block_max;  // the block slots are read by the cluster's other blocks
-  __shared__ double block_ones, block_rest;
+  constexpr int kWarps = kThreads / 32;
+  constexpr int kSums = kLog ? 2 : 1;  // log_softmax: rest and ones; softmax: rest
+  __shared__ C warp_max[1][kWarps];
+  __shared__ double warp_sums[kSums][kWarps];
+  __shared__ C block_max[1];  // the block slots are read by the cluster's other blocks
+  __shared__ double block_sums[kSums];
   const int64_t packs = cols / kVec;
   const int64_t first_pack = int64_t{rank} * kThreads * kPacks + threadIdx.x;
   const int64_t clusters = gridDim.x / cluster_size;
@@ -870,7 +890,9 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
     PackMax<T, kVec> thread_max;
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) thread_max.Add(cache[s]);
-    const C max = ClusterReduce(thread_max.Get(), warp_max, &block_max, fmax_op);
+    C reduced_max[1] = {thread_max.Get()};
+    ClusterReduce(reduced_max, warp_max, block_max, fmax_op);
+    const C max = reduced_max[0];
     const C shift = max == NegInf<C>() ? C(0) : max;  // as in RegisterRowsKernel
     forget_converted();
     double ones = 0.0, rest = 0.0;
@@ -880,19 +902,30 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
 #pragma unroll
       for (int k = 0; k < kVec; ++k) {
         const C v = LoadLane(cache[s], k);
-        if (kLog && v - max == C(0)) {  // NaN, not 0, for v == max == +-inf
-          pack_sum.ones += C(1);
+        if constexpr (kLog) {
+          // Every lane takes the exp; a select, not a branch, sorts it (H100,
+          // float32: 1x128256 8.13 -> 7.63 us, 1x151936 11.34 -> 10.35; but
+          // 32x128256 19.73 -> 24.62, its 128 registers leaving room for one
+          // 512-thread block an SM instead of two).
+          const C term = RowExp<T>::Plain(v - shift);
+          const bool is_max = v - max == C(0);  // NaN, not 0, for v == max == +-inf
+          pack_sum.ones += is_max ? C(1) : C(0);
+          pack_sum.rest += is_max ? C(0) : term;
         } else {
-          pack_sum.rest += kLog ? RowExp<T>::Plain(v - shift) : RowExp<T>::Scaled(v - shift);
+          pack_sum.rest += RowExp<T>::Scaled(v - shift);
         }
       }
       ones += pack_sum.ones;
       rest += pack_sum.rest;
     }
     forget_converted();
-    if constexpr (kLog) ones = ClusterReduce(ones, warp_ones, &block_ones, add_op);  // softmax's is 0
-    rest = ClusterReduce(rest, warp_rest, &block_rest, add_op);
-    const ExpSum<double> sum{ones, rest};
+    // log_softmax's ones ride along with rest: one cluster barrier, not two
+    // (softmax's ones are 0).
+    double sums[kSums];
+    sums[0] = rest;
+    if constexpr (kLog) sums[kSums - 1] = ones;
+    ClusterReduce(sums, warp_sums, block_sums, add_op);
+    const ExpSum<double> sum{kLog ? sums[kSums - 1] : 0.0, sums[0]};
     // softmax: exp(v - max) * (1 / sum); log_softmax: (v - max) - log(sum).
     const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.template Scale<C>(false);
     P* outr = reinterpret_cast<P*>(out + row * out_stride);
@@ -914,13 +947,23 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
 #endif
 }
 
+// Packs a thread of the cluster kernel holds at most: 16 float32 ones
+// (4-lane packs), 8 of 16-bit values (see ClusterRowsKernel).
+template <int kVec>
+constexpr int kClusterThreadMaxPacks = kVec == 4 ? 16 : 8;
+
 // The largest row the cluster kernel holds: kClusterMax blocks of 512
-// threads with 8 packs each (262144 16-bit values, 131072 float32 ones).
-constexpr int64_t kClusterRowMaxPacks = int64_t{kClusterMax} * 512 * 8;
+// threads with kClusterThreadMaxPacks each (262144 values of every type).
+// float32 rows of 128K-256K values (151936: Qwen's vocabulary) took the
+// online kernel at 8 packs, reading x twice (H100, graph replay: 1x151936
+// 16.8 -> 8.9 us, torch.compile 8.2).
+template <int kVec>
+constexpr int64_t kClusterRowMaxPacks = int64_t{kClusterMax} * 512 * kClusterThreadMaxPacks<kVec>;
 
 // The launch shape of a row of `packs` packs: the first (threads, packs per
-// thread) of (256, 4), (256, 8), (512, 8), with the smallest cluster (2, 4
-// or 8 blocks) that holds it: few registers, then few blocks to merge.
+// thread) of (256, 4), (256, 8), (512, 8), (512, 16: float32 only), with
+// the smallest cluster (2, 4 or 8 blocks) that holds it: few registers,
+// then few blocks to merge.
 struct ClusterShape {
   int blocks;  // per cluster (per row)
   int threads;
@@ -928,17 +971,31 @@ struct ClusterShape {
   int BlocksPerSm() const { return threads <= 256 ? 2 : 1; }
 };
 
-inline ClusterShape PickClusterShape(int64_t packs) {
-  constexpr int kShapes[3][2] = {{256, 4}, {256, 8}, {512, 8}};
+// Rows a cluster kernel call takes at most: as many clusters as the SMs
+// hold at once, times this. float32 rows: two waves of clusters, which read
+// x once where the online kernel reads it twice and exps each value twice
+// at full precision (H100, graph replay, 32 x 128256: softmax 45.4 ->
+// 21.7 us, log_softmax 35.6 -> 24.6; 32 x 151936: 51.0 -> 30.1, 40.3 ->
+// 34.4; benchmarks/results/h100-2026-11-28-stop43). 16-bit ones, whose online kernel exps on the MUFU unit: one wave
+// (two: 32 x 151936 bfloat16 softmax 17.1 -> 21.9 us, log_softmax 17.8 ->
+// 26.2). More waves lose: each pays a row's whole latency of cluster
+// barriers (4096x128256 bfloat16: 2.58 ms, against 1.37 online).
+template <int kVec>
+constexpr int64_t kClusterWaves = kVec == 4 ? 2 : 1;
+
+template <int kVec>
+ClusterShape PickClusterShape(int64_t packs) {
+  constexpr int kShapes[4][2] = {{256, 4}, {256, 8}, {512, 8}, {512, 16}};
   for (const auto& shape : kShapes) {
+    if (shape[1] > kClusterThreadMaxPacks<kVec>) break;
     for (int c = 2; c <= kClusterMax; c *= 2) {
       if (packs <= int64_t{c} * shape[0] * shape[1]) return {c, shape[0], shape[1]};
     }
   }
-  return {kClusterMax, 512, 8};  // callers check packs <= kClusterRowMaxPacks
+  return {kClusterMax, 512, kClusterThreadMaxPacks<kVec>};  // callers check packs <= kClusterRowMaxPacks
 }
 
-// 16-bit rows the register kernel would give a whole 1024-thread block
+// Rows the register kernel would give a whole 1024-thread block
 // (16K-32K values), when rows x 4 blocks fit the SMs at once (a decode
 // step's logits): a cluster of 8 (else 4) 256-thread blocks per row, so
 // that a row's exps run on 4-8 SMs' MUFU units instead of one (each thread
@@ -946,7 +1003,8 @@ inline ClusterShape PickClusterShape(int64_t packs) {
 // value twice). H100, bfloat16 x 32000, graph
 // replay: 1 row 4.26 us on 8 blocks of 2 packs (4.43 on 4 of 4) against 5.01
 // in one 1024-thread block (Liger: 4.85); 32 rows 5.62 on 4 blocks against
-// 5.73 (8 blocks: 6.01). Measured for 16-bit rows only; blocks == 0: none.
+// 5.73 (8 blocks: 6.01). float32 rows of 16K-32K values take it too (1, 32
+// x 32000 trailed Liger at 0.88, 0.93 in one block). blocks == 0: none.
 inline ClusterShape PickFewRowsClusterShape(int64_t rows, int64_t packs, int64_t sms) {
   for (const int blocks : {8, 4}) {
     if (rows * blocks > sms) continue;
@@ -970,6 +1028,9 @@ void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, cons
     LaunchDependent(scope, kernel, launch_shape, x, out, rows, cols, x_stride, out_stride);
   };
   using std::integral_constant;
+  if constexpr (kClusterThreadMaxPacks<kVec> == 16) {
+    if (shape.packs == 16) return launch(integral_constant<int, 512>{}, integral_constant<int, 16>{});
+  }
   if (shape.threads == 512) return launch(integral_constant<int, 512>{}, integral_constant<int, 8>{});
   if (shape.packs == 8) return launch(integral_constant<int, 256>{}, integral_constant<int, 8>{});
   if (shape.packs == 2) return launch(integral_constant<int, 256>{}, integral_constant<int, 2>{});
@@ -1101,7 +1162,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
       total = GridMerge(total, out + row * out_stride, slice_cols, static_cast<int>(slices),
                         static_cast<int>(slice), shared);
     }
-    const C scale = total.sum.template Scale<C>(log);
+    const C scale = log ? total.sum.template Scale<C>(true) : C(1) / total.sum.template Scale<C>(false);
     ForEachOwned<T, kVec>(
         n, head,
         [&](int64_t i) { outr[i] = Types::Store(SoftmaxValue(Types::Load(xr[i]), total.max, scale, log)); },
@@ -1199,17 +1260,18 @@ void Softmax(const SoftmaxArgs& a) {
     // read once. With more rows than that fills the GPU at once, one block
     // per row (the online kernel) is faster: the cluster's per-row latency
     // (three cluster barriers, every value exp'd twice) is not hidden
-    // (measured: 4096x128256 bf16 2.58 ms against 1.37 ms). Few 16-bit rows
-    // of 16K-32K values take a cluster too (PickFewRowsClusterShape).
+    // (measured: 4096x128256 bf16 2.58 ms against 1.37 ms). Few rows of
+    // 16K-32K values take a cluster too (PickFewRowsClusterShape).
     const int64_t packs = a.cols / kVec;
     bool cluster = false;
     if constexpr (kVec > 2) {  // not float64: its 2-lane packs would need 2x the registers
       if (packed && scope.HasClusters()) {
         ClusterShape shape{};
-        if (packs > kRegisterRowMaxPacks<kVec> && packs <= kClusterRowMaxPacks) {
-          shape = PickClusterShape(packs);
-          cluster = a.rows * shape.blocks <= int64_t{shape.BlocksPerSm()} * scope.Multiprocessors();
-        } else if (kVec == 8 && packs > int64_t{kMaxBlockThreads / 2} * kPacksMax<kVec>) {
+        if (packs > kRegisterRowMaxPacks<kVec> && packs <= kClusterRowMaxPacks<kVec>) {
+          shape = PickClusterShape<kVec>(packs);
+          cluster = a.rows * shape.blocks <=
+                    kClusterWaves<kVec> * shape.BlocksPerSm() * scope.Multiprocessors();
+        } else if (packs > int64_t{kMaxBlockThreads / 2} * kPacksMax<kVec>) {
           shape = PickFewRowsClusterShape(a.rows, packs, scope.Multiprocessors());
           cluster = shape.blocks > 0;
         }
