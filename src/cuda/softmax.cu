@@ -976,10 +976,11 @@ struct ClusterShape {
 // x once where the online kernel reads it twice and exps each value twice
 // at full precision (H100, graph replay, 32 x 128256: softmax 45.4 ->
 // 21.7 us, log_softmax 35.6 -> 24.6; 32 x 151936: 51.0 -> 30.1, 40.3 ->
-// 34.4; benchmarks/results/h100-2026-11-28-stop43). 16-bit ones, whose online kernel exps on the MUFU unit: one wave
-// (two: 32 x 151936 bfloat16 softmax 17.1 -> 21.9 us, log_softmax 17.8 ->
-// 26.2). More waves lose: each pays a row's whole latency of cluster
-// barriers (4096x128256 bfloat16: 2.58 ms, against 1.37 online).
+// 34.4; benchmarks/results/h100-2026-11-28-stop43). 16-bit rows, whose
+// online kernel exps on the MUFU unit: one wave (two: 32 x 151936 bfloat16
+// softmax 17.1 -> 21.9 us, log_softmax 17.8 -> 26.2). More waves lose: each
+// pays a row's whole latency of cluster barriers (4096x128256 bfloat16:
+// 2.58 ms, against 1.37 online).
 template <int kVec>
 constexpr int64_t kClusterWaves = kVec == 4 ? 2 : 1;
 
