@@ -211,12 +211,12 @@ struct ExpSum {
     return {ones + o.ones, rest + o.rest};
   }
 
-  // What y needs: the sum for softmax, log(sum) = log1p((ones - 1) + rest)
-  // for log_softmax; a row of -inf only (ones = rest = 0) gives 0 and -inf,
-  // which make every y NaN as in torch.
+  // What y needs: 1 / sum for softmax (the sum rounded to C first), log(sum)
+  // = log1p((ones - 1) + rest) for log_softmax; a row of -inf only (ones =
+  // rest = 0) gives inf and -inf, which make every y NaN as in torch.
   template <class C>
   __device__ __forceinline__ C Scale(bool log) const {
-    return static_cast<C>(log ? Log1p((ones - A(1)) + rest) : ones + rest);
+    return log ? static_cast<C>(Log1p((ones - A(1)) + rest)) : C(1) / static_cast<C>(ones + rest);
   }
 };
 
@@ -927,7 +927,7 @@ __global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
     ClusterReduce(sums, warp_sums, block_sums, add_op);
     const ExpSum<double> sum{kLog ? sums[kSums - 1] : 0.0, sums[0]};
     // softmax: exp(v - max) * (1 / sum); log_softmax: (v - max) - log(sum).
-    const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.template Scale<C>(false);
+    const C scale = sum.template Scale<C>(kLog);
     P* outr = reinterpret_cast<P*>(out + row * out_stride);
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
@@ -1163,7 +1163,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
       total = GridMerge(total, out + row * out_stride, slice_cols, static_cast<int>(slices),
                         static_cast<int>(slice), shared);
     }
-    const C scale = log ? total.sum.template Scale<C>(true) : C(1) / total.sum.template Scale<C>(false);
+    const C scale = total.sum.template Scale<C>(log);
     ForEachOwned<T, kVec>(
         n, head,
         [&](int64_t i) { outr[i] = Types::Store(SoftmaxValue(Types::Load(xr[i]), total.max, scale, log)); },
