@@ -14,6 +14,10 @@ torch does, and -inf/0 exactly where torch does.
 
 from __future__ import annotations
 
+import pathlib
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -418,6 +422,16 @@ def test_cuda_vocabulary_rows(dtype, op):
     x = rows_of(24, 32000, dtype, "cuda", seed=24)
     x[5, :] = -INF
     check(ours(x), x, theirs)
+    # 33-66 rows: 2-block clusters (float32: 512 threads of 8 packs)
+    x = rows_of(48, 32000, dtype, "cuda", seed=48)
+    x[47, :] = -INF
+    x[3, 7] = NAN
+    check(ours(x), x, theirs)
+    # Past one wave of 8-block clusters of 512 threads x 8 packs (float32: two a SM at 64 registers)
+    x = rows_of(24, 128256, dtype, "cuda", seed=25)
+    x[0, ::3] = -INF
+    x[23, :] = -INF
+    check(ours(x), x, theirs)
     # Two waves of clusters (float32: 33 clusters of 8 one-an-SM blocks, 16 packs a thread)
     x = rows_of(33, 151936, dtype, "cuda", seed=33)
     x[32, :] = -INF
@@ -553,6 +567,37 @@ def test_cuda_runs_on_current_stream():
             y = hetkern.softmax(x)
         side.synchronize()
         assert bool((y[:, 0] == 1.0).all())
+
+
+@requires_cuda
+def test_cuda_first_call_inside_graph_capture():
+    """A fresh process whose first softmax calls are captured: the float32
+    vocabulary row asks the driver, once per device, whether 16-block
+    clusters fit (a function attribute and an occupancy query), which must
+    not break the capture."""
+    script = f"""
+import sys
+sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
+import torch, hetkern
+from test_softmax import check
+xs = [torch.randn(1, 151936, device="cuda"), torch.randn(2, 151936, device="cuda")]
+outs = [torch.empty_like(x) for x in xs]
+stream = torch.cuda.Stream()
+stream.wait_stream(torch.cuda.current_stream())
+graph = torch.cuda.CUDAGraph()
+with torch.cuda.graph(graph, stream=stream):
+    hetkern.softmax(xs[0], out=outs[0])
+    hetkern.log_softmax(xs[1], out=outs[1])
+for x in xs:
+    x.copy_(torch.randn_like(x) * 8)
+graph.replay()
+torch.cuda.synchronize()
+check(outs[0], xs[0], torch.softmax)
+check(outs[1], xs[1], torch.log_softmax)
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
 
 
 @requires_cuda

@@ -34,6 +34,7 @@ class DeviceScope {
         stream_(static_cast<cudaStream_t>(TVMFFIEnvGetStream(kDLCUDA, device.device_id))),
         device_id_(device.device_id) {}
   cudaStream_t stream() const { return stream_; }
+  int device_id() const { return device_id_; }
   // Blocks for a grid-stride streaming kernel: enough to fill every SM a few
   // times over, no more than the work needs.
   int StreamingBlocks(int64_t work_items, int threads) const;

@@ -19,6 +19,7 @@
 // float adds of small terms into a large partial loses them systematically
 // (11.5 eps low on a 2^20-element randn row, more than the bound allows).
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include <cooperative_groups.h>
@@ -832,11 +833,13 @@ __device__ __forceinline__ void ClusterReduce(V (&v)[N], V (*warps)[kWarps], V* 
 
 // 256-thread blocks run two per SM (<= 128 registers a thread), so that one
 // row's loads overlap another's math; 512-thread blocks (the longest rows)
-// one. At most 8 packs a thread for 16-bit values (they spill at 12, their
+// one, or two at 64 registers where ClusterShape::two_per_sm asks for it.
+// At most 8 packs a thread for 16-bit values (they spill at 12, their
 // converted values taking registers too); float32 ones, which need no
 // conversion, up to 16 (64 registers of row).
-template <class T, int kVec, int kThreads, int kPacks, bool kLog>
-__global__ void __launch_bounds__(kThreads, kThreads <= 256 ? 2 : 1)
+template <class T, int kVec, int kThreads, int kPacks, bool kLog,
+          int kBlocksPerSm = (kThreads <= 256 ? 2 : 1)>
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     ClusterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
                       int64_t out_stride) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -968,7 +971,10 @@ struct ClusterShape {
   int blocks;  // per cluster (per row)
   int threads;
   int packs;   // per thread
-  int BlocksPerSm() const { return threads <= 256 ? 2 : 1; }
+  // 512 threads x 8 float32 packs held to 64 registers, two blocks an SM:
+  // for rows that would otherwise take a second wave of clusters.
+  bool two_per_sm = false;
+  int BlocksPerSm() const { return threads <= 256 || two_per_sm ? 2 : 1; }
 };
 
 // Rows a cluster kernel call takes at most: as many clusters as the SMs
@@ -1007,14 +1013,49 @@ ClusterShape PickClusterShape(int64_t packs) {
 // 5.73 (8 blocks: 6.01). float32 rows of 16K-32K values take it too (1, 32
 // x 32000 trailed Liger at 0.88, 0.93 in one block). blocks == 0: none.
 inline ClusterShape PickFewRowsClusterShape(int64_t rows, int64_t packs, int64_t sms) {
-  for (const int blocks : {8, 4}) {
+  for (const int blocks : {8, 4, 2}) {
     if (rows * blocks > sms) continue;
     int per_thread = 2;
     while (per_thread < 8 && packs > int64_t{blocks} * 256 * per_thread) per_thread *= 2;
     if (packs <= int64_t{blocks} * 256 * per_thread) return {blocks, 256, per_thread};
+    if (packs <= int64_t{blocks} * 512 * 8) return {blocks, 512, 8};  // float32 x 32000 on 2
   }
   return {0, 0, 0};
 }
+
+// Whether the GPU holds `rows` clusters of 16 blocks of kKernel (512
+// threads) at once. 16 is past the portable limit: allowed per kernel and
+// device by an attribute, and held where an SM partition (GPC) has 16 SMs
+// free. Asked once per device (a driver call and an occupancy query).
+template <void (*kKernel)(const float*, float*, int64_t, int64_t, int64_t, int64_t)>
+bool HoldsWideClusters(const DeviceScope& scope, int64_t rows) {
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int> cached[kCachedDevices] = {};  // clusters held + 1; 0: unknown
+  const int device = scope.device_id();
+  int known = device < kCachedDevices ? cached[device].load(std::memory_order_relaxed) : 0;
+  if (known == 0) {
+    int held = 0;
+    if (cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess) {
+      cudaLaunchConfig_t config{};
+      config.gridDim = dim3(16);
+      config.blockDim = dim3(512);
+      cudaLaunchAttribute attribute;
+      attribute.id = cudaLaunchAttributeClusterDimension;
+      attribute.val.clusterDim = {16, 1, 1};
+      config.attrs = &attribute;
+      config.numAttrs = 1;
+      config.stream = scope.stream();
+      if (cudaOccupancyMaxActiveClusters(&held, kKernel, &config) != cudaSuccess) held = 0;
+    }
+    cudaGetLastError();  // an unsupported size is an answer, not an error to report later
+    known = held + 1;
+    if (device < kCachedDevices) cached[device].store(known, std::memory_order_relaxed);
+  }
+  return rows <= known - 1;
+}
+
+template <int N>
+using IntTag = std::integral_constant<int, N>;
 
 template <class T, int kVec>
 void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, const T* x, T* out,
@@ -1022,20 +1063,21 @@ void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, cons
   const LaunchShape launch_shape{dim3(static_cast<unsigned>(rows * shape.blocks)),  // a cluster a row
                                  dim3(static_cast<unsigned>(shape.threads)), 0,
                                  static_cast<unsigned>(shape.blocks)};
-  const auto launch = [&](auto threads_tag, auto packs_tag) {
+  const auto launch = [&](auto threads_tag, auto packs_tag, auto per_sm_tag) {
     constexpr int kThreads = decltype(threads_tag)::value, kPacks = decltype(packs_tag)::value;
-    const auto kernel = log ? ClusterRowsKernel<T, kVec, kThreads, kPacks, true>
-                            : ClusterRowsKernel<T, kVec, kThreads, kPacks, false>;
+    constexpr int kPerSm = decltype(per_sm_tag)::value;
+    const auto kernel = log ? ClusterRowsKernel<T, kVec, kThreads, kPacks, true, kPerSm>
+                            : ClusterRowsKernel<T, kVec, kThreads, kPacks, false, kPerSm>;
     LaunchDependent(scope, kernel, launch_shape, x, out, rows, cols, x_stride, out_stride);
   };
-  using std::integral_constant;
   if constexpr (kClusterThreadMaxPacks<kVec> == 16) {
-    if (shape.packs == 16) return launch(integral_constant<int, 512>{}, integral_constant<int, 16>{});
+    if (shape.packs == 16) return launch(IntTag<512>{}, IntTag<16>{}, IntTag<1>{});
+    if (shape.two_per_sm) return launch(IntTag<512>{}, IntTag<8>{}, IntTag<2>{});
   }
-  if (shape.threads == 512) return launch(integral_constant<int, 512>{}, integral_constant<int, 8>{});
-  if (shape.packs == 8) return launch(integral_constant<int, 256>{}, integral_constant<int, 8>{});
-  if (shape.packs == 2) return launch(integral_constant<int, 256>{}, integral_constant<int, 2>{});
-  return launch(integral_constant<int, 256>{}, integral_constant<int, 4>{});
+  if (shape.threads == 512) return launch(IntTag<512>{}, IntTag<8>{}, IntTag<1>{});
+  if (shape.packs == 8) return launch(IntTag<256>{}, IntTag<8>{}, IntTag<2>{});
+  if (shape.packs == 2) return launch(IntTag<256>{}, IntTag<2>{}, IntTag<2>{});
+  return launch(IntTag<256>{}, IntTag<4>{}, IntTag<2>{});
 }
 
 // The row's (max, sum) over the blocks of this block's cluster: each block's
@@ -1272,6 +1314,20 @@ void Softmax(const SoftmaxArgs& a) {
           shape = PickClusterShape<kVec>(packs);
           cluster = a.rows * shape.blocks <=
                     kClusterWaves<kVec> * shape.BlocksPerSm() * scope.Multiprocessors();
+          if constexpr (kVec == 4) {
+            // float32 rows of 128K-256K values: on 16 blocks of 8 packs a
+            // thread where the GPU holds that many such clusters at once
+            // (non-portable size), else 8 blocks of 16 packs.
+            if (shape.packs == 16 &&
+                (a.log ? HoldsWideClusters<ClusterRowsKernel<float, 4, 512, 8, true>>(scope, a.rows)
+                       : HoldsWideClusters<ClusterRowsKernel<float, 4, 512, 8, false>>(scope, a.rows))) {
+              shape = {16, 512, 8};
+            }
+            // Rows of 512 threads x 8 packs past one wave of clusters: two
+            // blocks an SM at 64 registers, one wave again.
+            shape.two_per_sm = shape.threads == 512 && shape.packs == 8 &&
+                               a.rows * shape.blocks > scope.Multiprocessors();
+          }
         } else if (packs > int64_t{kMaxBlockThreads / 2} * kPacksMax<kVec>) {
           shape = PickFewRowsClusterShape(a.rows, packs, scope.Multiprocessors());
           cluster = shape.blocks > 0;
