@@ -1003,15 +1003,18 @@ ClusterShape PickClusterShape(int64_t packs) {
 }
 
 // Rows the register kernel would give a whole 1024-thread block
-// (16K-32K values), when rows x 4 blocks fit the SMs at once (a decode
-// step's logits): a cluster of 8 (else 4) 256-thread blocks per row, so
-// that a row's exps run on 4-8 SMs' MUFU units instead of one (each thread
-// holds 16 or 32 values, against 32, though the cluster kernel exps each
-// value twice). H100, bfloat16 x 32000, graph
-// replay: 1 row 4.26 us on 8 blocks of 2 packs (4.43 on 4 of 4) against 5.01
-// in one 1024-thread block (Liger: 4.85); 32 rows 5.62 on 4 blocks against
-// 5.73 (8 blocks: 6.01). float32 rows of 16K-32K values take it too (1, 32
-// x 32000 trailed Liger at 0.88, 0.93 in one block). blocks == 0: none.
+// (16K-32K values), when rows x 2 blocks fit the SMs at once (a decode
+// step's logits): a cluster of 8 (else 4, else 2) 256-thread blocks per row
+// (float32 on 2: 512 threads of 8 packs), so that a row's exps run on 2-8
+// SMs' MUFU units instead of one (each thread holds 16 or 32 values,
+// against 32, though the cluster kernel exps each value twice). H100,
+// bfloat16 x 32000, graph replay: 1 row 4.26 us on 8 blocks of 2 packs (4.43
+// on 4 of 4) against 5.01 in one 1024-thread block (Liger: 4.85); 32 rows
+// 5.62 on 4 blocks against 5.73 (8 blocks: 6.01). H200, log_softmax of 40
+// rows on 2 blocks against one 1024-thread block: bfloat16 5.64 -> 5.05 us,
+// float32 8.46 -> 7.56.
+// float32 rows of 16K-32K values take it too (1, 32 x 32000 trailed Liger
+// at 0.88, 0.93 in one block). blocks == 0: none.
 inline ClusterShape PickFewRowsClusterShape(int64_t rows, int64_t packs, int64_t sms) {
   for (const int blocks : {8, 4, 2}) {
     if (rows * blocks > sms) continue;
