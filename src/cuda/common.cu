@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <atomic>
 
 #include "src/cuda/common.cuh"
 
@@ -14,20 +13,14 @@ int DeviceScope::StreamingBlocks(int64_t work_items, int threads) const {
 
 namespace {
 
-// A device attribute, cached per device: launchers ask on every call, and
-// cudaDeviceGetAttribute is a driver call. kSlot names the attribute's cache.
+// A device attribute, cached per device. kSlot names the attribute's cache.
 template <int kSlot>
 int CachedAttribute(int device_id, cudaDeviceAttr attr) {
-  constexpr int kCachedDevices = 64;
-  static std::atomic<int> cached[kCachedDevices] = {};  // value + 1; 0: unknown
-  int known = device_id < kCachedDevices ? cached[device_id].load(std::memory_order_relaxed) : 0;
-  if (known == 0) {
+  return CachedPerDevice<Int<kSlot>>(device_id, [&] {
     int value = 0;
     HETKERN_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device_id));
-    known = value + 1;
-    if (device_id < kCachedDevices) cached[device_id].store(known, std::memory_order_relaxed);
-  }
-  return known - 1;
+    return value;
+  });
 }
 
 }  // namespace

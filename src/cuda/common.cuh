@@ -9,7 +9,9 @@
 #include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/extra/cuda/device_guard.h>
 
+#include <atomic>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "src/core/args.h"
@@ -23,6 +25,26 @@ namespace cuda {
     TVM_FFI_CHECK(hetkern_err_ == cudaSuccess, RuntimeError)                           \
         << "CUDA error in " #expr ": " << cudaGetErrorString(hetkern_err_);            \
   } while (0)
+
+// A compile-time int as a type, to pick a kernel instance by value
+// (launch(Int<512>{}, ...)).
+template <int N>
+using Int = std::integral_constant<int, N>;
+
+// A non-negative int per device, computed on that device's first ask and
+// kept: launchers ask on every call, and the answers are driver calls. Tag
+// names the cache (one per question).
+template <class Tag, class Compute>
+int CachedPerDevice(int device_id, const Compute& compute) {
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int> cached[kCachedDevices] = {};  // value + 1; 0: unknown
+  int known = device_id < kCachedDevices ? cached[device_id].load(std::memory_order_relaxed) : 0;
+  if (known == 0) {
+    known = compute() + 1;
+    if (device_id < kCachedDevices) cached[device_id].store(known, std::memory_order_relaxed);
+  }
+  return known - 1;
+}
 
 // Makes the arguments' device current for the launcher's scope and gives the
 // stream the caller's framework set for it (torch's current stream), or the

@@ -845,9 +845,6 @@ void VisitNormTypes(const NormArgs& args, Fn&& fn) {
   });
 }
 
-template <int N>
-using Int = std::integral_constant<int, N>;
-
 // How a kernel spreads a row over threads: at least packs_per_thread packs
 // a thread, up to max_threads threads (more only where kMaxCache would
 // otherwise be exceeded). It depends on the row length alone, never on the

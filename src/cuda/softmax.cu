@@ -19,7 +19,6 @@
 // float adds of small terms into a large partial loses them systematically
 // (11.5 eps low on a 2^20-element randn row, more than the bound allows).
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 
 #include <cooperative_groups.h>
@@ -725,9 +724,9 @@ void LaunchSharedRows(const DeviceScope& scope, const SharedRowShape& shape, con
       launch(SharedRowsKernel<T, kVec, kThreads, false>);
     }
   };
-  if (shape.threads == 256) return with_threads(std::integral_constant<int, 256>{});
-  if (shape.threads == 512) return with_threads(std::integral_constant<int, 512>{});
-  with_threads(std::integral_constant<int, 1024>{});
+  if (shape.threads == 256) return with_threads(Int<256>{});
+  if (shape.threads == 512) return with_threads(Int<512>{});
+  with_threads(Int<1024>{});
 }
 
 // ---- Long rows: one block per row, online (max, sum) then write -------------
@@ -1032,12 +1031,9 @@ inline ClusterShape PickFewRowsClusterShape(int64_t rows, int64_t packs, int64_t
 // free. Asked once per device (a driver call and an occupancy query).
 template <void (*kKernel)(const float*, float*, int64_t, int64_t, int64_t, int64_t)>
 bool HoldsWideClusters(const DeviceScope& scope, int64_t rows) {
-  constexpr int kCachedDevices = 64;
-  static std::atomic<int> cached[kCachedDevices] = {};  // clusters held + 1; 0: unknown
-  const int device = scope.device_id();
-  int known = device < kCachedDevices ? cached[device].load(std::memory_order_relaxed) : 0;
-  if (known == 0) {
-    int held = 0;
+  using Tag = std::integral_constant<decltype(kKernel), kKernel>;
+  const int held = CachedPerDevice<Tag>(scope.device_id(), [&] {
+    int clusters = 0;
     if (cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess) {
       cudaLaunchConfig_t config{};
       config.gridDim = dim3(16);
@@ -1048,17 +1044,13 @@ bool HoldsWideClusters(const DeviceScope& scope, int64_t rows) {
       config.attrs = &attribute;
       config.numAttrs = 1;
       config.stream = scope.stream();
-      if (cudaOccupancyMaxActiveClusters(&held, kKernel, &config) != cudaSuccess) held = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kKernel, &config) != cudaSuccess) clusters = 0;
     }
     cudaGetLastError();  // an unsupported size is an answer, not an error to report later
-    known = held + 1;
-    if (device < kCachedDevices) cached[device].store(known, std::memory_order_relaxed);
-  }
-  return rows <= known - 1;
+    return clusters;
+  });
+  return rows <= held;
 }
-
-template <int N>
-using IntTag = std::integral_constant<int, N>;
 
 template <class T, int kVec>
 void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, const T* x, T* out,
@@ -1074,13 +1066,13 @@ void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, cons
     LaunchDependent(scope, kernel, launch_shape, x, out, rows, cols, x_stride, out_stride);
   };
   if constexpr (kClusterThreadMaxPacks<kVec> == 16) {
-    if (shape.packs == 16) return launch(IntTag<512>{}, IntTag<16>{}, IntTag<1>{});
-    if (shape.two_per_sm) return launch(IntTag<512>{}, IntTag<8>{}, IntTag<2>{});
+    if (shape.packs == 16) return launch(Int<512>{}, Int<16>{}, Int<1>{});
+    if (shape.two_per_sm) return launch(Int<512>{}, Int<8>{}, Int<2>{});
   }
-  if (shape.threads == 512) return launch(IntTag<512>{}, IntTag<8>{}, IntTag<1>{});
-  if (shape.packs == 8) return launch(IntTag<256>{}, IntTag<8>{}, IntTag<2>{});
-  if (shape.packs == 2) return launch(IntTag<256>{}, IntTag<2>{}, IntTag<2>{});
-  return launch(IntTag<256>{}, IntTag<4>{}, IntTag<2>{});
+  if (shape.threads == 512) return launch(Int<512>{}, Int<8>{}, Int<1>{});
+  if (shape.packs == 8) return launch(Int<256>{}, Int<8>{}, Int<2>{});
+  if (shape.packs == 2) return launch(Int<256>{}, Int<2>{}, Int<2>{});
+  return launch(Int<256>{}, Int<4>{}, Int<2>{});
 }
 
 // The row's (max, sum) over the blocks of this block's cluster: each block's
