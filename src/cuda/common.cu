@@ -15,8 +15,11 @@ namespace {
 
 // A device attribute, cached per device. kSlot names the attribute's cache.
 template <int kSlot>
+struct AttributeSlot {};
+
+template <int kSlot>
 int CachedAttribute(int device_id, cudaDeviceAttr attr) {
-  return CachedPerDevice<Int<kSlot>>(device_id, [&] {
+  return CachedPerDevice<AttributeSlot<kSlot>>(device_id, [&] {
     int value = 0;
     HETKERN_CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device_id));
     return value;
