@@ -141,6 +141,7 @@ using hetkern::Activation;
 double RefGelu(double x) { return x * 0.5 * erfc(-x * M_SQRT1_2); }
 double RefSilu(double x) { return x / (1 + exp(-x)); }
 double RefSigmoid(double x) { return 1 / (1 + exp(-x)); }
+double RefTanh(double x) { return tanh(x); }
 double RefGeluTanh(double x) {
   const double k0 = 0.7978845608028654, k1 = 0.044715;
   const double z = 2 * k0 * (x + k1 * x * x * x);
@@ -277,6 +278,7 @@ bool Suite(long n, bool fp32_variants) {
   bool ok = Run<T>("gelu", Shipped<Activation::kGelu, k16>{}, RefGelu, dx, dy, n, copy_ms, acc, dai, dao) <= bound;
   ok &= Run<T>("silu", Shipped<Activation::kSilu, k16>{}, RefSilu, dx, dy, n, copy_ms, acc, dai, dao) <= bound;
   ok &= Run<T>("sigmoid", Shipped<Activation::kSigmoid, k16>{}, RefSigmoid, dx, dy, n, copy_ms, acc, dai, dao) <= bound;
+  ok &= Run<T>("tanh", Shipped<Activation::kTanh, k16>{}, RefTanh, dx, dy, n, copy_ms, acc, dai, dao) <= bound;
   // float32 gelu_tanh's bound grows with |z| (docs/activation.md): not checked here.
   const double tanh_err = Run<T>("gelu_tanh", Shipped<Activation::kGeluTanh, k16>{}, RefGeluTanh, dx, dy, n, copy_ms, acc, dai, dao);
   ok &= !k16 || tanh_err <= bound;
@@ -287,6 +289,7 @@ bool Suite(long n, bool fp32_variants) {
   if (k16) {  // the float32 formulas rounded to 16 bits, for comparison
     Run<T>("silu-f32", Shipped<Activation::kSilu, false>{}, RefSilu, dx, dy, n, copy_ms, acc, dai, dao);
     Run<T>("gelu-f32", Shipped<Activation::kGelu, false>{}, RefGelu, dx, dy, n, copy_ms, acc, dai, dao);
+    Run<T>("tanh-f32", Shipped<Activation::kTanh, false>{}, RefTanh, dx, dy, n, copy_ms, acc, dai, dao);
     Run<T>("gelu_tanh-f32", Shipped<Activation::kGeluTanh, false>{}, RefGeluTanh, dx, dy, n, copy_ms, acc, dai, dao);
   }
   cudaFree(dx); cudaFree(dy); cudaFree(dai); cudaFree(dao);
