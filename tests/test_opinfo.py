@@ -8,6 +8,8 @@ counted by `python tests/test_opinfo.py`."""
 
 from __future__ import annotations
 
+import zlib
+
 import pytest
 import torch
 
@@ -50,7 +52,10 @@ def _compare(op, dtype, actual, expected):
 
 
 def _check(op, dtype, shape, variant, device, offset):
-    gen = torch.Generator().manual_seed(hash((op.name, str(dtype), shape)) & 0xFFFF)
+    # Seeded by the case alone, so a failure repeats: Python's hash of a
+    # string changes from process to process (a relu case once failed on an
+    # input drawn that way and could not be drawn again).
+    gen = torch.Generator().manual_seed(zlib.crc32(f"{op.name}/{dtype}/{shape}".encode()))
     inputs = [_misaligned(t, offset) for t in op.make_inputs(shape, dtype, device, gen)]
     expected = op.reference([t.clone() for t in inputs], **variant)
     _compare(op, dtype, op.call([t.clone() for t in inputs], None, **variant), expected)
