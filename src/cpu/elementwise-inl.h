@@ -45,6 +45,14 @@ HWY_INLINE void PrefetchAhead(const T* p) {
   __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + kPrefetchBytes), kWrite);
 }
 
+// Requests each cache line of p[0, n) for writing (a hint: never faults).
+template <class T>
+HWY_INLINE void PrefetchLinesForWrite(T* p, size_t n) {
+  for (size_t byte = 0; byte < n * sizeof(T); byte += 64) {
+    __builtin_prefetch(reinterpret_cast<char*>(p) + byte, 1);
+  }
+}
+
 // PrefetchAhead for each cache line of p[0, n) (n elements, p line-aligned
 // or not: the lines kPrefetchBytes past p, p + 64 bytes, ...).
 template <class T>

@@ -16,6 +16,15 @@ namespace cpu {
 // arithmetic with no contraction (-ffp-contract=off) and libm's exp/log.
 #define HETKERN_SOFTMAX_INLINE inline __attribute__((always_inline))
 
+// Forced inlining of the kernels' large per-vector bodies, dropped where
+// AddressSanitizer instruments the build (tools/sanitize-cpu): there it only
+// lengthens GCC's compile, and changes no result.
+#if defined(__SANITIZE_ADDRESS__)
+#define HETKERN_INLINE_UNLESS_SANITIZED
+#else
+#define HETKERN_INLINE_UNLESS_SANITIZED __attribute__((always_inline))
+#endif
+
 // Rows are reduced in fixed segments of this many elements (fits L1 in
 // float64): max and exp-sum of one segment come from two passes over cached
 // data, and segments are combined left to right. The summation order thus
