@@ -48,8 +48,8 @@ constexpr int kMaxCache = 4;  // packs per thread kept in registers
 // share SMs (RowGrid::kSeveralBlocksPerSm), which bounds a thread's
 // registers to 65536 / (512 * blocks). Large calls need as many rows in
 // flight per SM as their registers allow. Rows of parameters of x's type:
-// the kernels of one input row (kLean: the RMS norms, layernorm and their
-// fp8 forms) take 4, 3 and 2 such blocks at 1, 2 and 4 packs a thread (32,
+// the kernels of one input row (RowRegisters::kOneRow: the RMS norms,
+// layernorm and their fp8 forms) take 4, 3 and 2 such blocks at 1, 2 and 4 packs a thread (32,
 // 40 and 64 registers: 16, 6 and 2 rows of 4096, 4096 and 16384 bfloat16
 // an SM; ptxas: no spills but 2-8 bytes in three fp8 layernorms), the fused
 // kernels 2 at 1-2 packs (they spill at 40; at 4 packs, at 64). Their
@@ -59,14 +59,35 @@ constexpr int kMaxCache = 4;  // packs per thread kept in registers
 // / 94.7, 4096x16384 88.4 / 96.8, 256x16384 5.1 / 6.0 (Liger 22.0, 88.4,
 // 88.2, 5.1); rmsnorm_quant 4096x16384 78.4 / 98.7, layernorm_quant
 // 16384x4096 104.5 / 124.4 (benchmarks/results/h100-2026-11-25-rows, run 3
-// against the previous day's run). Wider parameters
+// against the previous day's run). fused_add_rmsnorm_quant at 4 packs takes
+// 2 blocks too: its 64 registers spill nothing (the plain fused kernel's
+// spill 32 bytes there, and it got slower: bfloat16 4096x16384 136.7 ->
+// 149.0 us). H200, graph replay, µs, 1 block -> 2: bfloat16 16384x16384
+// 490.4-491.5 -> 449.9-450.0 (FlashInfer 452.8), 4096x16384 134.3-135.0 ->
+// 128.2-128.4 (120.5); float32 16384x8192 427.5 -> 413.2
+// (benchmarks/results/h200-2026-11-28-stop46, run 2). Wider parameters
 // (float32 for 16-bit x): 1.
-template <int kCache, class T, class W, bool kLean>
+enum class RowRegisters {
+  kOneRow,      // x's packs: the RMS norms, layernorm and their fp8 forms
+  kFused,       // x's and residual's, then the sum's: fused_add_rmsnorm (and Gemma's)
+  kFusedQuant,  // x's and residual's until the output: fused_add_rmsnorm_quant
+};
+template <int kCache, class T, class W, RowRegisters kRegisters>
 constexpr int RowBlocksPerSm() {
   if (!std::is_same_v<T, W>) return 1;
-  if (kLean) return kCache == 1 ? 4 : kCache == 2 ? 3 : kCache == 4 ? 2 : 1;
-  return kCache == 1 || kCache == 2 ? 2 : 1;
+  switch (kRegisters) {
+    case RowRegisters::kOneRow: return kCache == 1 ? 4 : kCache == 2 ? 3 : kCache == 4 ? 2 : 1;
+    case RowRegisters::kFused: return kCache == 1 || kCache == 2 ? 2 : 1;
+    case RowRegisters::kFusedQuant:  // float64 spills at 4 packs
+      return kCache == 0 || (kCache == 4 && sizeof(T) > 4) ? 1 : 2;
+  }
+  return 1;
 }
+// The RMS norm kernel's case: fused or not, quantising or not.
+template <bool kFusedAdd, class O>
+constexpr RowRegisters kRMSNormRegisters = !kFusedAdd                     ? RowRegisters::kOneRow
+                                           : std::is_same_v<O, uint8_t> ? RowRegisters::kFusedQuant
+                                                                        : RowRegisters::kFused;
 constexpr int kMinBlockThreads = 128;  // short rows: several rows per block
 
 // Typed pointers of one launch: x, residual of storage type T; weight and
@@ -407,9 +428,9 @@ constexpr int RowBlockBound() {
   return kGrid == RowGrid::kWholeSm || kCache == 0 ? kMaxRowThreads : kMaxCachedRowThreads;
 }
 
-template <int kCache, class T, class W, RowGrid kGrid, bool kLean>
+template <int kCache, class T, class W, RowGrid kGrid, RowRegisters kRegisters>
 constexpr int GridBlocksPerSm() {
-  return kGrid == RowGrid::kSeveralBlocksPerSm ? RowBlocksPerSm<kCache, T, W, kLean>() : 1;
+  return kGrid == RowGrid::kSeveralBlocksPerSm ? RowBlocksPerSm<kCache, T, W, kRegisters>() : 1;
 }
 
 // Packs of weight (and bias) a thread keeps in registers, loaded with its
@@ -498,7 +519,7 @@ constexpr bool kDecodeForm = kGrid == RowGrid::kOneBlockPerSm && kCache > 0 && !
 template <class T, class W, int kLanes, int kCache, bool kFusedAdd, bool kGemma, class O,
           RowGrid kGrid>
 __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
-                                  GridBlocksPerSm<kCache, T, W, kGrid, !kFusedAdd>())
+                                  GridBlocksPerSm<kCache, T, W, kGrid, kRMSNormRegisters<kFusedAdd, O>>())
     RMSNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
@@ -517,7 +538,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
   const RowQuantScale<C, kGrid> quant_scale(kQuant ? *a.scale : 1.f);
   const int64_t packs = a.hidden / kLanes;
   constexpr int kParamCache =
-      ParamCache<kCache, kGrid, GridBlocksPerSm<kCache, T, W, kGrid, !kFusedAdd>()>();
+      ParamCache<kCache, kGrid, GridBlocksPerSm<kCache, T, W, kGrid, kRMSNormRegisters<kFusedAdd, O>>()>();
   ParamPacks<kParamCache, PW, kDecode> weight(a.weight);
   if constexpr (!kDecode) weight.Load(packs);  // decode calls: after the row's loads
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
@@ -652,7 +673,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
 template <class T, class W, int kLanes, int kCache, class O, RowGrid kGrid, int kSplit = 1,
           bool kStaged = false>
 __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
-                                  GridBlocksPerSm<kCache, T, W, kGrid, true>())
+                                  GridBlocksPerSm<kCache, T, W, kGrid, RowRegisters::kOneRow>())
     LayerNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
@@ -685,7 +706,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
   const RowQuantScale<C, kGrid> quant_scale(Rows<T, W, O>::kQuant ? *a.scale : 1.f);
   const int64_t packs = a.hidden / kLanes;
   constexpr int kParamCache =
-      ParamCache<kCache, kGrid, GridBlocksPerSm<kCache, T, W, kGrid, true>()>();
+      ParamCache<kCache, kGrid, GridBlocksPerSm<kCache, T, W, kGrid, RowRegisters::kOneRow>()>();
   ParamPacks<kParamCache, PW, kDecode> weight(a.weight), bias(a.bias);
   if constexpr (!kDecode) {  // decode calls: after the row's loads
     weight.Load(packs);
@@ -1047,7 +1068,7 @@ void LayerNorm(const NormArgs& args) {
           constexpr RowGrid kGrid = decltype(row_grid)::value;
           if constexpr (kStagedRows<T, W, O, kCache, kGrid>) {
             if (block.y == 1 && args.hidden / kLanes <= int64_t{kCache - 1} * block.x) {
-              constexpr int kBlocksPerSm = GridBlocksPerSm<kCache, T, W, kGrid, true>();
+              constexpr int kBlocksPerSm = GridBlocksPerSm<kCache, T, W, kGrid, RowRegisters::kOneRow>();
               const dim3 resident(static_cast<unsigned>(
                   std::min<int64_t>(args.rows, int64_t{kBlocksPerSm} * scope.Multiprocessors())));
               return LaunchDependent(scope, LayerNormKernel<T, W, kLanes, kCache, O, kGrid, 1, true>,
