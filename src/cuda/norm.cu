@@ -49,10 +49,11 @@ constexpr int kMaxCache = 4;  // packs per thread kept in registers
 // registers to 65536 / (512 * blocks). Large calls need as many rows in
 // flight per SM as their registers allow. Rows of parameters of x's type:
 // the kernels of one input row (RowRegisters::kOneRow: the RMS norms,
-// layernorm and their fp8 forms) take 4, 3 and 2 such blocks at 1, 2 and 4 packs a thread (32,
-// 40 and 64 registers: 16, 6 and 2 rows of 4096, 4096 and 16384 bfloat16
-// an SM; ptxas: no spills but 2-8 bytes in three fp8 layernorms), the fused
-// kernels 2 at 1-2 packs (they spill at 40; at 4 packs, at 64). Their
+// layernorm and their fp8 forms) take 4, 3 and 2 such blocks at 1, 2 and 4
+// packs a thread (32, 40 and 64 registers: 16, 6 and 2 rows of 4096, 4096
+// and 16384 bfloat16 an SM; ptxas: no spills but 2-8 bytes in three fp8
+// layernorms), the fused kernels 2 at 1-2 packs (they spill at 40; at 4
+// packs, at 64). Their
 // parameters are then not kept in registers (ParamCache). H100, bfloat16,
 // graph replay, against the former 2 blocks of 1-2 packs and 1 of 4 in
 // SM-count grids: rmsnorm 16384x1024 22.0 us against 24.0, 16384x4096 90.6
