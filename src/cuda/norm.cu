@@ -45,29 +45,27 @@ constexpr int kMaxCachedRowThreads = 512;
 constexpr int kMaxCache = 4;  // packs per thread kept in registers
 
 // Blocks of RowBlockBound threads that must fit an SM at once where blocks
-// share SMs (RowGrid::kSeveralBlocksPerSm), which bounds a thread's
-// registers to 65536 / (512 * blocks). Large calls need as many rows in
-// flight per SM as their registers allow. Rows of parameters of x's type:
-// the kernels of one input row (RowRegisters::kOneRow: the RMS norms,
-// layernorm and their fp8 forms) take 4, 3 and 2 such blocks at 1, 2 and 4
-// packs a thread (32, 40 and 64 registers: 16, 6 and 2 rows of 4096, 4096
-// and 16384 bfloat16 an SM; ptxas: no spills but 2-8 bytes in three fp8
-// layernorms), the fused kernels 2 at 1-2 packs (they spill at 40; at 4
-// packs, at 64). Their
-// parameters are then not kept in registers (ParamCache). H100, bfloat16,
-// graph replay, against the former 2 blocks of 1-2 packs and 1 of 4 in
-// SM-count grids: rmsnorm 16384x1024 22.0 us against 24.0, 16384x4096 90.6
-// / 94.7, 4096x16384 88.4 / 96.8, 256x16384 5.1 / 6.0 (Liger 22.0, 88.4,
-// 88.2, 5.1); rmsnorm_quant 4096x16384 78.4 / 98.7, layernorm_quant
-// 16384x4096 104.5 / 124.4 (benchmarks/results/h100-2026-11-25-rows, run 3
-// against the previous day's run). fused_add_rmsnorm_quant at 4 packs takes
-// 2 blocks too: its 64 registers spill nothing (the plain fused kernel's
-// spill 32 bytes there, and it got slower: bfloat16 4096x16384 136.7 ->
-// 149.0 us). H200, graph replay, µs, 1 block -> 2: bfloat16 16384x16384
-// 490.4-491.5 -> 449.9-450.0 (FlashInfer 452.8), 4096x16384 134.3-135.0 ->
-// 128.2-128.4 (120.5); float32 16384x8192 427.5 -> 413.2
-// (benchmarks/results/h200-2026-11-28-stop46, run 2). Wider parameters
-// (float32 for 16-bit x): 1.
+// share SMs (RowGrid::kSeveralBlocksPerSm), which bounds a thread's registers
+// to 65536 / (512 * blocks). Large calls need as many rows in flight per SM as
+// their registers allow. Rows of parameters of x's type: the kernels of one
+// input row (RowRegisters::kOneRow: the RMS norms, layernorm and their fp8
+// forms) take 4, 3 and 2 such blocks at 1, 2 and 4 packs a thread (32, 40 and
+// 64 registers: 16, 6 and 2 rows of 4096, 4096 and 16384 bfloat16 an SM;
+// ptxas: no spills but 2-8 bytes in three fp8 layernorms), the fused kernels 2
+// at 1-2 packs (they spill at 40; at 4 packs, at 64). Their parameters are
+// then not kept in registers (ParamCache). H100, bfloat16, graph replay,
+// against the former 2 blocks of 1-2 packs and 1 of 4 in SM-count grids:
+// rmsnorm 16384x1024 22.0 us against 24.0, 16384x4096 90.6 / 94.7, 4096x16384
+// 88.4 / 96.8, 256x16384 5.1 / 6.0 (Liger 22.0, 88.4, 88.2, 5.1);
+// rmsnorm_quant 4096x16384 78.4 / 98.7, layernorm_quant 16384x4096 104.5 /
+// 124.4 (benchmarks/results/h100-2026-11-25-rows, run 3 against the previous
+// day's run). fused_add_rmsnorm_quant at 4 packs takes 2 blocks too: its 64
+// registers spill nothing (the plain fused kernel's spill 32 bytes there, and
+// it got slower: bfloat16 4096x16384 136.7 -> 149.0 us). H200, graph replay,
+// µs, 1 block -> 2: bfloat16 16384x16384 490.4-491.5 -> 449.9-450.0
+// (FlashInfer 452.8), 4096x16384 134.3-135.0 -> 128.2-128.4 (120.5); float32
+// 16384x8192 427.5 -> 413.2 (benchmarks/results/h200-2026-11-28-stop46, run
+// 2). Wider parameters (float32 for 16-bit x): 1.
 enum class RowRegisters {
   kOneRow,      // x's packs: the RMS norms, layernorm and their fp8 forms
   kFused,       // x's and residual's, then the sum's: fused_add_rmsnorm (and Gemma's)
