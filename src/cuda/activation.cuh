@@ -70,22 +70,47 @@ __device__ __forceinline__ float Tanh16Bit(float x) {
   return t < 0.375f ? x * Horner(kSmall, x * x) : large;  // NaN: large's NaN
 }
 
-// GELU's x * Phi(x): the CPU kernels' formula (src/core/normal_cdf.h), all
-// of it computed and the branch selected, with libdevice's expf and a
-// Newton-refined reciprocal for float32 (1.00 of copy where x * normcdff(x)
-// took 0.87, and no float64 tail needed: the product is formed
-// before the Gaussian factor, so it stays accurate down into the
-// subnormals). For 16-bit results only the tail formula, with the fit that
-// covers every |x| (kWhole16Bit), and the hardware approximations: the
-// 16-bit kernel is bound by instructions, and this saves the central branch
-// and the select. e^(-x^2/2) is taken times 2^64 (normal down to |x| = 16.3,
-// past bfloat16's last nonzero GELU at -14.4) and scaled back in the last
-// product.
+// e^(-(hi + lo) / 2) for hi + lo = t^2 exactly (t <= 20): libdevice expf's
+// own steps (2^j from a saturated multiply-add and a shift, 2^f on the MUFU
+// unit; results down into the subnormals take one rounding) with the -1/2
+// folded into its constants and lo into the reduced argument: 9
+// instructions, where expf(hi * -0.5f) * (1 - lo / 2) took 11.
+__device__ __forceinline__ float GaussOfSquare(float hi, float lo) {
+  // expf's constants (its SASS, nvcc 13): log2(e) = hi + lo, and hi / 252
+  constexpr float kLog2EHi = 0x1.715476p+0f, kLog2ELo = 0x1.4ae0c0p-26f;
+  constexpr float kLog2EHiBy252 = 0x1.77313ap-8f;
+  // 1.5 * 2^23 + floor(a log2 e) + 127, the exponent saturated to [1, 253]
+  const float biased =
+      __fmaf_rd(__saturatef(fmaf(hi, -0.5f * kLog2EHiBy252, 0.5f)), 252.0f, 12582913.0f);
+  const float j = biased - 12583039.0f;
+  const float two_j = __int_as_float(__float_as_int(biased) << 23);
+  float f = fmaf(hi, -0.5f * kLog2EHi, -j);
+  f = fmaf(hi, -0.5f * kLog2ELo, f);
+  f = fmaf(lo, -0.5f * kLog2EHi, f);
+  return Exp2Approx(f) * two_j;
+}
+
+// GELU's x * Phi(x) with the CPU kernels' tail form (src/core/normal_cdf.h),
+// Q = Phi(-|x|) = e^(-x^2/2) u R(u), u = 1 / (1 + 0.35 |x|); the product
+// is formed before the Gaussian factor, so it stays accurate down into the
+// subnormals without a wider type.
+// float32: one fit over every |x| (kWhole) instead of the CPU's central
+// branch and tail. On an H200 (4.8 TB/s) the kernel is bound by issue, and
+// both branches took 49.5 SASS instructions a value; one form, with
+// GaussOfSquare and a Newton-refined reciprocal, takes 33 (2^28 values, 4
+// input sets, graph replay: 622.9 -> 520.6 us with two packs a thread,
+// torch 504.9). Its price is near 0, where u's rounding reaches Q times
+// 2.3: over every float32 input the largest error is 6.71 ulp at x = -0.34
+// (two branches: 6.75 at -1.83, and 2.60 for |x| <= 0.6745), within the
+// 8-ulp bound (docs/activation.md; tools/check-activations.cu).
+// 16-bit results: the fit to 2^-12 (kWhole16Bit), and the hardware
+// approximations. e^(-x^2/2) is taken times 2^64 (normal down to |x| =
+// 16.3, past bfloat16's last nonzero GELU at -14.4) and scaled back in the
+// last product.
 template <bool k16Bit>
 __device__ inline float XNormalCdf(float x) {
   namespace cdf = normal_cdf;
-  const float t = fabsf(x);
-  const float tc = fminf(t, cdf::kTailClamp);  // fminf(NaN, c) = c: x keeps the NaN
+  const float tc = fminf(fabsf(x), cdf::kTailClamp);  // fminf(NaN, c) = c: x keeps the NaN
   const float sq_hi = tc * tc;
   const float sq_lo = fmaf(tc, tc, -sq_hi);  // x^2 = hi + lo exactly
   const float denominator = fmaf(tc, cdf::kTailSlope, 1.0f);
@@ -96,15 +121,10 @@ __device__ inline float XNormalCdf(float x) {
     const float ur = u * Horner(cdf::kWhole16Bit, u);
     return x < 0.0f ? ((x * ur) * gauss) * 0x1p-64f : x * fmaf(-gauss * 0x1p-64f, ur, 1.0f);
   } else {
-    const float gauss = expf(sq_hi * -0.5f) * fmaf(sq_lo, -0.5f, 1.0f);
-    // denominator in [1, 8]. Against __frcp_rn: 2^26 values 0.965 -> 1.003
-    // of copy; over every float32 input the same largest error, 6.75 ulp at
-    // the same x (tools/check-activations.cu, gelu-frcp).
-    const float u = ReciprocalRefined(denominator);
-    const float ur = u * Horner(cdf::kTail, u);
-    const float tail = x < 0.0f ? (x * ur) * gauss : x * fmaf(-gauss, ur, 1.0f);
-    const float central = x * fmaf(x, Horner(cdf::kCentral, x * x), 0.5f);
-    return t <= cdf::kCentralBound ? central : tail;
+    const float gauss = GaussOfSquare(sq_hi, sq_lo);
+    const float u = ReciprocalRefined(denominator);  // denominator in [1, 8]
+    const float ur = u * Horner(cdf::kWhole, u);
+    return x < 0.0f ? (x * ur) * gauss : x * fmaf(-gauss, ur, 1.0f);
   }
 }
 // float64 has no wider type; its bound (docs/activation.md) allows the
@@ -149,6 +169,16 @@ struct ActivationOp {
   // none spill. float32 too: 40-48 registers had left 1280-1536 threads an
   // SM, and float32 tanh and gelu at 0.93-0.94 of copy at 64M.
   static constexpr bool kFitsStreamingBound = k16Bit || std::is_same_v<C, float>;
+  // Two packs a thread on large calls (elementwise.cuh) where it measured
+  // faster. H200, 4 input sets, graph replay, 2^28 values, us: erf-GELU
+  // float32 622.9 -> 581.6 (two branches), bfloat16 323.4 -> 296.0; tanh
+  // bfloat16 269.1 -> 259.9; 2^20-2^22 values level
+  // (benchmarks/results/h200-2026-11-28-stop47). float32 silu and gelu_tanh
+  // spill at two and ran 50 % slower (stop 46).
+  static constexpr int kLargeCallPacks =
+      (kAct == Activation::kGelu && kFitsStreamingBound) || (kAct == Activation::kTanh && k16Bit)
+          ? 2
+          : 1;
   __device__ C operator()(C x) const {
     if constexpr (kAct == Activation::kRelu) {
       return x < C(0) ? C(0) : x;  // relu(NaN) = NaN, relu(-0) = -0, as torch
