@@ -125,7 +125,9 @@ def tolerance(name: str, dtype, x, device: str = "cpu"):
         # kernel (tools/check-activations.cu).
         return 8.0
     if device == "cuda":
-        return {"relu": 0, "exp": 2, "tanh": 2, "sigmoid": 4, "silu": 6}[name]
+        # silu: 6.26 ulp over every float32 input (tools/check-activations.cu;
+        # e^(-|x|/2)'s error counts twice in (x h) h).
+        return {"relu": 0, "exp": 2, "tanh": 2, "sigmoid": 4, "silu": 7}[name]
     return {"relu": 0, "exp": 1, "tanh": 3, "sigmoid": 3, "silu": 5}[name]
 
 

@@ -5,6 +5,7 @@
 // tools/check-activations.cu, which times them and checks their accuracy.
 #pragma once
 
+#include <cfloat>
 #include <cstddef>
 #include <type_traits>
 
@@ -141,15 +142,35 @@ __device__ __forceinline__ float QuotientBounded(float a, float b) {
   const float q = a * r;
   return fmaf(r, fmaf(-b, q, a), q);
 }
+// The same quotient for any a: the residual is taken as b q - a, so that a
+// zero quotient keeps a's sign (-0 + 0 would give +0), and its NaN at an
+// infinite a (inf - inf) is clamped (fminf(NaN, c) = c), so that inf / b
+// stays inf; NaN a gives NaN through q. Same bits as QuotientBounded
+// elsewhere, one instruction more.
+__device__ __forceinline__ float QuotientOfAny(float a, float b) {
+  const float r = ReciprocalRefined(b);
+  const float q = a * r;
+  return fmaf(-r, fminf(fmaf(b, q, -a), FLT_MAX), q);
+}
 
 // x * sigmoid(z) = x / (1 + e^-z), accurate for tiny results and without
 // overflow: with h = e^(-|z|/2), (x h) h / (1 + h^2) for z < 0 (h stays
 // normal while the result is representable, so the fast ex2 may take it).
+// float32 divides through QuotientOfAny, not IEEE division, whose slow-path
+// call had two packs a thread spill: over every float32 input the same
+// largest errors (silu 6.26 ulp, gelu_tanh 3.18 (1 + |z|)); H200, graph
+// replay, 4 input sets, us: gelu_tanh 2^28 values 531.2 -> 518.4 (torch
+// 505.3), 2^20 2.84 -> 2.41, 4096 1.10 -> 0.96; silu 2^20 2.67 -> 2.41
+// (benchmarks/results/h200-2026-11-28-stop47, run 2b).
 template <bool k16Bit, class C>
 __device__ C XSigmoid(C x, C z) {
   if constexpr (k16Bit) {
     const float h = Exp2Approx(fabsf(z) * (-0.5f * kLog2E));
     return (z < 0.0f ? (x * h) * h : x) * ReciprocalApprox(fmaf(h, h, 1.0f));
+  } else if constexpr (std::is_same_v<C, float>) {
+    const float h = Exp(-0.5f * fabsf(z));
+    const float a = z < 0.0f ? (x * h) * h : x;
+    return QuotientOfAny(a, fmaf(h, h, 1.0f));
   } else {
     const C h = Exp(C(-0.5) * fabs(z));
     return (z < C(0) ? (x * h) * h : x) / fma(h, h, C(1));
@@ -172,11 +193,13 @@ struct ActivationOp {
   // Two packs a thread on large calls (elementwise.cuh) where it measured
   // faster. H200, 4 input sets, graph replay, 2^28 values, us: erf-GELU
   // float32 622.9 -> 581.6 (two branches), bfloat16 323.4 -> 296.0; tanh
-  // bfloat16 269.1 -> 259.9; 2^20-2^22 values level
-  // (benchmarks/results/h200-2026-11-28-stop47). float32 silu and gelu_tanh
-  // spill at two and ran 50 % slower (stop 46).
+  // bfloat16 269.1 -> 259.9; 2^20-2^22 values level; float32 gelu_tanh
+  // with QuotientOfAny 518.4 (IEEE division had it spill at two, 50 %
+  // slower). float32 silu, already at the copy limit, keeps one
+  // (benchmarks/results/h200-2026-11-28-stop47).
   static constexpr int kLargeCallPacks =
-      (kAct == Activation::kGelu && kFitsStreamingBound) || (kAct == Activation::kTanh && k16Bit)
+      (kAct == Activation::kGelu && kFitsStreamingBound) || (kAct == Activation::kTanh && k16Bit) ||
+              (kAct == Activation::kGeluTanh && std::is_same_v<C, float> && !k16Bit)
           ? 2
           : 1;
   __device__ C operator()(C x) const {
