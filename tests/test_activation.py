@@ -511,10 +511,11 @@ def test_cuda_bits_independent_of_alignment(dtype, name):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cuda_bits_independent_of_call_size(dtype, name):
     """Calls larger than the resident grid take two packs a thread for some
-    ops (elementwise.cuh's kLargeCallPacks): 3 * 2^21 + 5 values are 786432+
-    16-byte packs of float32 (more of 16-bit), above 2048 threads on each of
-    up to 192 SMs. Every element must come out as from calls of 65539 values
-    (one pack a thread), each slice in its own phase of the packs."""
+    ops (elementwise.cuh's kLargeCallPacks): 3 * 2^21 + 5 values are
+    1572864 16-byte packs of float32 (786432 of 16-bit), more than 2048
+    threads on each of up to 192 SMs. Every element must come out as from
+    calls of 65539 values (one pack a thread), each slice in its own phase
+    of the packs."""
     n, piece = 3 * 2**21 + 5, 65539
     x = inputs(n, dtype, device="cuda", seed=5)
     y = HETKERN[name](x)

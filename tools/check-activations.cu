@@ -249,7 +249,7 @@ struct RefGeluTanhDevice {
     return 2 * 0.7978845608028654 * (x + 0.044715 * x * x * x);
   }
   __device__ double operator()(double x) const { return x / (1.0 + exp(-Z(x))); }
-  __device__ double Weight(double x) const { return 1.0 + fabs(Z((double)(float)x)); }
+  __device__ double Weight(double x) const { return 1.0 + fabs(Z(x)); }
 };
 // The largest error of op over every float32 input (of |x| <= max_abs), in
 // ulps of float32 divided by ref's Weight.

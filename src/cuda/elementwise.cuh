@@ -111,9 +111,10 @@ constexpr int StreamingBlocksPerSm() {
 // Packs a thread of MapUnaryKernel loads before computing any, on calls
 // larger than the resident grid (kLargeCallPacks of the op, else 1). Two
 // packs put twice the bytes in flight a thread where an op's chain is long
-// enough to leave the loads waiting (erf-GELU, 16-bit tanh), at no extra
-// registers; smaller calls keep one, as a thread's latency then is the
-// call's (H200, bfloat16 gelu 1x4096: 1.13 us with one, 1.57 with two).
+// enough to leave the loads waiting (erf-GELU, 16-bit tanh, float32
+// gelu_tanh), within the same 32 registers; smaller calls keep one, as a
+// thread's latency then is the call's (H200, bfloat16 gelu 1x4096: 1.13 us
+// with one, 1.57 with two).
 template <class Op, class = void>
 struct LargeCallPacks : std::integral_constant<int, 1> {};
 template <class Op>
