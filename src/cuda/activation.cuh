@@ -159,9 +159,9 @@ __device__ __forceinline__ float QuotientOfAny(float a, float b) {
 // float32 divides through QuotientOfAny, not IEEE division, whose slow-path
 // call had two packs a thread spill: over every float32 input the same
 // largest errors (silu 6.26 ulp, gelu_tanh 3.18 (1 + |z|)); H200, graph
-// replay, 4 input sets, us: gelu_tanh 2^28 values 531.2 -> 518.4 (torch
-// 505.3), 2^20 2.84 -> 2.41, 4096 1.10 -> 0.96; silu 2^20 2.67 -> 2.41
-// (benchmarks/results/h200-2026-11-28-stop47, run 2b).
+// replay, 4 input sets, us: gelu_tanh 2^28 values 534.9 -> 522.0 (torch
+// 507.0), 2^20 2.90 -> 2.51; silu 2^28 518.7 -> 507.3 (torch 507.1), 2^20
+// 2.64 -> 2.46 (benchmarks/results/h200-2026-11-28-stop47, run 3).
 template <bool k16Bit, class C>
 __device__ C XSigmoid(C x, C z) {
   if constexpr (k16Bit) {
@@ -195,8 +195,8 @@ struct ActivationOp {
   // float32 622.9 -> 581.6 (two branches), bfloat16 323.4 -> 296.0; tanh
   // bfloat16 269.1 -> 259.9; 2^20-2^22 values level; float32 gelu_tanh
   // with QuotientOfAny 518.4 (IEEE division had it spill at two, 50 %
-  // slower). float32 silu, already at the copy limit, keeps one
-  // (benchmarks/results/h200-2026-11-28-stop47).
+  // slower). float32 silu keeps one: with two it was 0.5 % slower at 2^26
+  // and 2^28 (benchmarks/results/h200-2026-11-28-stop47, runs 1 and 2b).
   static constexpr int kLargeCallPacks =
       (kAct == Activation::kGelu && kFitsStreamingBound) || (kAct == Activation::kTanh && k16Bit) ||
               (kAct == Activation::kGeluTanh && std::is_same_v<C, float> && !k16Bit)
