@@ -189,9 +189,9 @@ void LaunchMapUnary(DLDevice device, const TIn* x, TOut* out, int64_t n, const O
     const int64_t clamped = std::min(head, n);
     const int64_t packs = (n - clamped) / kLanes;
     constexpr int kLargePacks = LargeCallPacks<Op>::value;
-    const int64_t resident =
-        int64_t{StreamingBlocksPerSm<Op>()} * kStreamingThreads * scope.Multiprocessors();
-    if (kLargePacks > 1 && packs > resident) {
+    // The resident grid (an SM count lookup) only for ops with a large-call form.
+    if (kLargePacks > 1 &&
+        packs > int64_t{StreamingBlocksPerSm<Op>()} * kStreamingThreads * scope.Multiprocessors()) {
       const int64_t work = clamped + (packs + kLargePacks - 1) / kLargePacks;
       LaunchDependent(scope, MapUnaryKernel<TIn, TOut, kLanes, Op, kLargePacks>,
                       OneItemPerThreadBlocks(work), kStreamingThreads, x, out, n, clamped, op);
