@@ -277,12 +277,13 @@ def test_numpy_in_numpy_out(cpu_target, dtype, length):
 def test_cpu_row_groups_give_each_rows_own_bits(cpu_target, dtype, op):
     """Short rows go four at a time, pass by pass (src/cpu/softmax.cc,
     OneSegmentRows: 16-bit rows up to 256 elements, float32/float64 up to
-    64; for log_softmax 16-bit up to 1024, float32 up to 512); each row must
-    come out as it does alone, special rows (NaN, +inf, all -inf) inside a
-    group included, in place and row-strided too."""
+    64; for log_softmax 16-bit up to 1024, float32 up to 512, and rows up
+    to 64 eight at a time first); each row must come out as it does alone,
+    special rows (NaN, +inf, all -inf) inside a group included, in place
+    and row-strided too. 13 rows: a group of 8, one of 4, one row alone."""
     ours, _ = op
     for cols in (1, 17, 64, 65, 255, 256, 257, 512, 513, 1024, 1025):
-        x = rows_of(11, cols, dtype, seed=cols)
+        x = rows_of(13, cols, dtype, seed=cols)
         x[1, cols // 2] = NAN
         x[2, 0] = INF
         x[5] = -INF
