@@ -98,18 +98,23 @@ void GatedActivate(const GatedArgs& args, Activation act) {
     // 1.36; gelu 1.47 against 2.04 at 1 row); 8-byte 1.51 at 64 rows (4-byte
     // 1.59); 16-byte 1.97 at 128 (8-byte 2.35); 128 x 14336: 3.78 (8-byte
     // 4.66, 4 a thread 5.06); 16384 x 8192 gelu: 301 with 2 a thread, 420
-    // with 4.
+    // with 4. 16-bit erf-GELU (the 16-bit ops with a two-pack form) takes
+    // two packs from 16-byte packs on: its chain leaves one pack's loads
+    // waiting (H200, 4 input sets, bfloat16 128 x 8192: 3.10 -> 2.58; float32
+    // and silu were slower or level with two there).
     const int64_t packs = args.rows * (args.d / kLanes);  // of 16 bytes
     const int64_t sms = scope.Multiprocessors();
     VisitActivation(act, [&](auto kind) {
-      const ActivationOp<C, decltype(kind)::value, sizeof(T) == 2> op;
+      using Op = ActivationOp<C, decltype(kind)::value, sizeof(T) == 2>;
+      const Op op;
+      constexpr bool kTwoPacksEarly = sizeof(T) == 2 && LargeCallPacks<Op>::value == 2;
       if (!vectorised) {
         LaunchGated<T, 1, 1>(args, scope, op);
       } else if (packs <= 128 * sms) {  // <= 4 blocks per SM in 4-byte packs
         LaunchGated<T, std::max(1, kLanes / 4), 1>(args, scope, op);
       } else if (packs <= 256 * sms) {
         LaunchGated<T, kLanes / 2, 1>(args, scope, op);
-      } else if (packs <= 2048 * sms) {
+      } else if (packs <= 2048 * sms && !kTwoPacksEarly) {
         LaunchGated<T, kLanes, 1>(args, scope, op);
       } else {
         LaunchGated<T, kLanes, 2>(args, scope, op);

@@ -193,12 +193,15 @@ struct ActivationOp {
   // Two packs a thread on large calls (elementwise.cuh) where it measured
   // faster. H200, 4 input sets, graph replay, 2^28 values, us: erf-GELU
   // float32 622.9 -> 581.6 (two branches), bfloat16 323.4 -> 296.0; tanh
-  // bfloat16 269.1 -> 259.9; 2^20-2^22 values level; float32 gelu_tanh
-  // with QuotientOfAny 518.4 (IEEE division had it spill at two, 50 %
-  // slower). float32 silu keeps one: with two it was 0.5 % slower at 2^26
-  // and 2^28 (benchmarks/results/h200-2026-11-28-stop47, runs 1 and 2b).
+  // bfloat16 269.1 -> 259.9, float32 528-529 -> 518 (2^26 133.7 -> 131.5);
+  // 2^20-2^22 values level; float32 gelu_tanh with QuotientOfAny 518.4
+  // (IEEE division had it spill at two, 50 % slower). float32 silu keeps
+  // one: with two it was 0.5 % slower at 2^26 and 2^28
+  // (benchmarks/results/h200-2026-11-28-stop47, runs 1 and 2b; tanh:
+  // h200-2026-11-28-stop48, run 1).
   static constexpr int kLargeCallPacks =
-      (kAct == Activation::kGelu && kFitsStreamingBound) || (kAct == Activation::kTanh && k16Bit) ||
+      (kAct == Activation::kGelu && kFitsStreamingBound) ||
+              (kAct == Activation::kTanh && kFitsStreamingBound) ||
               (kAct == Activation::kGeluTanh && std::is_same_v<C, float> && !k16Bit)
           ? 2
           : 1;
