@@ -221,6 +221,34 @@ def test_in_turn_calls_each_set_once_per_round():
     assert in_turn([only]) is only
 
 
+def test_in_turn_holds_each_sets_result_until_its_next_turn():
+    """An allocating contender's output stays alive while the other sets run
+    (one buffer a set, as hetkern's preallocated outputs), and is released
+    just before its own set runs again."""
+    import weakref
+
+    from hetkern.bench.harness import in_turn
+
+    class Output:
+        pass
+
+    made = []
+
+    def allocating(i):
+        def call():
+            assert all(ref() is None for j, ref in made if j == i)  # the set's last one is gone
+            out = Output()
+            made.append((i, weakref.ref(out)))
+            return out
+        return call
+
+    call = in_turn([allocating(i) for i in range(3)])
+    for _ in range(7):
+        call()
+    alive = sorted(j for j, ref in made if ref() is not None)
+    assert alive == [0, 1, 2] and len(made) == 7
+
+
 def _graph_runner(monkeypatch, llc_bytes):
     """A Runner whose graph timer calls each function GRAPH_CALLS times (as a
     captured graph would) and reports a fixed time, and whose copies record

@@ -104,14 +104,24 @@ GRAPH_SETS = 4  # input sets of a graph-timed call that does not fit L2
 
 
 def in_turn(calls: list[Callable[[], object]]) -> Callable[[], object]:
-    """One call: calls[0], calls[1], ... in turn, one at each call."""
+    """One call: calls[0], calls[1], ... in turn, one at each call. A call's
+    result is held until its next turn: a contender that allocates its
+    output (Liger, torch) then writes one buffer a set, as hetkern does into
+    the output it is handed. Dropped, the result's memory went to the next
+    call (under graph capture too: the capture pool reuses freed blocks),
+    one output for every set, whose lines the previous call had left in L2
+    (H200, 4 sets, float32 silu_and_mul 128x8192: Liger 3.13 µs dropped,
+    5.04 held; hetkern 4.05 and 4.03, benchmarks/results/h200-2026-11-28-stop48)."""
     if len(calls) == 1:
         return calls[0]
     turn = [len(calls) - 1]
+    held = [None] * len(calls)
 
     def call():
         turn[0] = (turn[0] + 1) % len(calls)
-        return calls[turn[0]]()
+        held[turn[0]] = None  # the call's previous result, as a caller reusing its buffer
+        held[turn[0]] = calls[turn[0]]()
+        return held[turn[0]]
 
     return call
 
