@@ -100,7 +100,7 @@ void GatedActivate(const GatedArgs& args, Activation act) {
     // 4.66, 4 a thread 5.06); 16384 x 8192 gelu: 301 with 2 a thread, 420
     // with 4. 16-bit erf-GELU (the 16-bit ops with a two-pack form) takes
     // two packs from 16-byte packs on: its chain leaves one pack's loads
-    // waiting (H200, 4 input sets, bfloat16 128 x 8192: 3.10 -> 2.58; float32
+    // waiting (H200, 4 input sets, bfloat16 128 x 8192: 3.10 -> 2.57; float32
     // and silu were slower or level with two there).
     const int64_t packs = args.rows * (args.d / kLanes);  // of 16 bytes
     const int64_t sms = scope.Multiprocessors();
