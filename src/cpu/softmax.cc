@@ -349,7 +349,9 @@ constexpr size_t kSoftmaxRowGroup = 4;
 // log_softmax rows of up to 64 go 8 at a time: each row's scale is a chain
 // (sums, log1p) longer than its few vectors of exps, and 8 overlap better.
 // AVX3_ZEN4, 1 thread, 4096 x 64 (us): float32 163 -> 152 (torch 157-159),
-// 16-bit 167-170 -> 160-162; float64 level; 16 rows a group as 8.
+// 16-bit 167-170 -> 160-162; float64 level, so it keeps groups of 4 (one
+// instantiation less a target: sanitizer builds compile this file longest);
+// 16 rows a group as 8.
 constexpr size_t kLogSoftmaxShortRowGroup = 8;
 constexpr size_t kLogSoftmaxShortCols = 64;
 template <class T>
@@ -391,10 +393,12 @@ void SoftmaxRowsKernel(DType dtype, const void* x, void* out, size_t rows, size_
     size_t r = 0;
     // Short rows in groups; the rows left over take the loop below.
     const size_t grouped_cols = log ? kLogSoftmaxGroupedCols<T> : kSoftmaxGroupedCols<T>;
-    for (; log && cols <= kLogSoftmaxShortCols && r + kLogSoftmaxShortRowGroup <= rows;
-         r += kLogSoftmaxShortRowGroup) {  // exps_of(r) is null for log_softmax
-      OneSegmentRows<kLogSoftmaxShortRowGroup>(xs + r * x_stride, outs + r * out_stride, cols,
-                                               x_stride, out_stride, exps_of(r), 0, log);
+    if constexpr (!hwy::IsSame<T, double>()) {  // float64 gains nothing from groups of 8
+      for (; log && cols <= kLogSoftmaxShortCols && r + kLogSoftmaxShortRowGroup <= rows;
+           r += kLogSoftmaxShortRowGroup) {  // exps_of(r) is null for log_softmax
+        OneSegmentRows<kLogSoftmaxShortRowGroup>(xs + r * x_stride, outs + r * out_stride, cols,
+                                                 x_stride, out_stride, exps_of(r), 0, log);
+      }
     }
     for (; cols <= grouped_cols && r + kSoftmaxRowGroup <= rows; r += kSoftmaxRowGroup) {
       OneSegmentRows<kSoftmaxRowGroup>(xs + r * x_stride, outs + r * out_stride, cols, x_stride,
