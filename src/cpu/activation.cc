@@ -57,23 +57,27 @@ HWY_INLINE void VisitHalfType(DType dtype, Fn&& fn) {
 // (65536 evaluations, ~0.1 ms once) is paid back within a call or two.
 // Older targets compute: their gathers are emulated (SSE4 and below) or
 // microcoded on Intel Skylake to Ice Lake.
-int64_t DefaultTableMinElements(Activation act, bool gated) {
+int64_t DefaultTableMinElements(DType dtype, Activation act, bool gated) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3_ZEN4
 #if HWY_TARGET == HWY_AVX3_ZEN4
   // Zen 4's vpgatherdd is microcoded (~14 cycles per 16 lanes): a lookup
-  // costs ~0.40 ns per element (gated: 0.57), no less than computing exp,
-  // sigmoid or silu_and_mul (docs/performance.md), or tanh from its
-  // polynomials (TanhTable; 1 thread, 64K / 1M values: bfloat16 36.4 / 578
-  // us by lookup against 25.9 / 413, float16 39.8 / 403 against 25.0 / 347).
+  // costs ~0.40 ns per element (gated: 0.45-0.57), no less than computing
+  // exp, sigmoid or float16 silu_and_mul (docs/performance.md), or tanh from
+  // its polynomials (TanhTable; 1 thread, 64K / 1M values: bfloat16 36.4 /
+  // 578 us by lookup against 25.9 / 413, float16 39.8 / 403 against 25.0 /
+  // 347). bfloat16 silu_and_mul reads its table: a row's gates touch fewer
+  // entries (128 a binade, against float16's 1024), which stay in L1 (1
+  // thread, 128 x 8192 outputs: 448 against 492 us computed; float16 524
+  // against 476).
   if (act == Activation::kExp || act == Activation::kSigmoid || act == Activation::kTanh ||
-      (gated && act == Activation::kSilu)) {
+      (gated && act == Activation::kSilu && dtype != DType::kBFloat16)) {
     return INT64_MAX;
   }
 #endif
-  (void)act, (void)gated;
+  (void)dtype, (void)act, (void)gated;
   return int64_t{1} << 16;
 #else
-  (void)act, (void)gated;
+  (void)dtype, (void)act, (void)gated;
   return INT64_MAX;
 #endif
 }
@@ -223,7 +227,7 @@ std::atomic<int64_t> table_min_elements{-1};
 bool UseTable(DType dtype, Activation act, bool gated, int64_t n) {
   if ((dtype != DType::kFloat16 && dtype != DType::kBFloat16) || act == Activation::kRelu) return false;
   const int64_t forced = table_min_elements.load(std::memory_order_relaxed);
-  return n >= (forced >= 0 ? forced : HWY_DYNAMIC_DISPATCH(DefaultTableMinElements)(act, gated));
+  return n >= (forced >= 0 ? forced : HWY_DYNAMIC_DISPATCH(DefaultTableMinElements)(dtype, act, gated));
 }
 
 // Smallest share of a call's values worth a thread of its own.
