@@ -101,20 +101,27 @@ void GatedActivate(const GatedArgs& args, Activation act) {
     // with 4. 16-bit erf-GELU (the 16-bit ops with a two-pack form) takes
     // two packs from 16-byte packs on: its chain leaves one pack's loads
     // waiting (H200, 4 input sets, bfloat16 128 x 8192: 3.10 -> 2.57; float32
-    // and silu were slower or level with two there).
+    // and silu were slower or level with two there). float32 gelu and
+    // gelu_tanh take two up to 1024 x SMs packs: 32 x 8192 1.79 -> 1.52 and
+    // 1.67 -> 1.52 us, gelu 128 x 4096 2.29 -> 2.12, 64 x 8192 2.29 -> 2.20;
+    // 16 x 8192 and 128 x 8192 (past the bound) level
+    // (benchmarks/results/h200-2026-11-29-stop49, run 1).
     const int64_t packs = args.rows * (args.d / kLanes);  // of 16 bytes
     const int64_t sms = scope.Multiprocessors();
     VisitActivation(act, [&](auto kind) {
       using Op = ActivationOp<C, decltype(kind)::value, sizeof(T) == 2>;
       const Op op;
-      constexpr bool kTwoPacksEarly = sizeof(T) == 2 && LargeCallPacks<Op>::value == 2;
+      // Ops with a two-pack form take it from 16-byte packs on: 16-bit always,
+      // float32 up to 1024 x SMs packs and again past 2048 x SMs (between
+      // them one pack was faster: 128 x 8192 4.0 -> 4.7 us with two).
+      const bool two_packs = LargeCallPacks<Op>::value == 2 && (sizeof(T) == 2 || packs <= 1024 * sms);
       if (!vectorised) {
         LaunchGated<T, 1, 1>(args, scope, op);
       } else if (packs <= 128 * sms) {  // <= 4 blocks per SM in 4-byte packs
         LaunchGated<T, std::max(1, kLanes / 4), 1>(args, scope, op);
       } else if (packs <= 256 * sms) {
         LaunchGated<T, kLanes / 2, 1>(args, scope, op);
-      } else if (packs <= 2048 * sms && !kTwoPacksEarly) {
+      } else if (packs <= 2048 * sms && !two_packs) {
         LaunchGated<T, kLanes, 1>(args, scope, op);
       } else {
         LaunchGated<T, kLanes, 2>(args, scope, op);

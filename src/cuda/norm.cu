@@ -1021,19 +1021,27 @@ void RMSNorm(const NormArgs& args) { LaunchRMSNorm<false>(args); }
 
 void FusedAddRMSNorm(const NormArgs& args) { LaunchRMSNorm<true>(args); }
 
-// Whether large calls of layernorm_quant split their rows (LayerNormKernel's
-// kSplit = 2: half the threads, each with the packs and partials of two).
-// The fp8 kernel is issue-bound there; split, its per-row work is spread
-// over twice the values a thread, and a row takes fewer registers, so more
-// rows are in flight. Rows of 2 packs a thread (LaunchRows: 16-bit rows of
-// up to 8192 values, float32 up to 4096), whose 4 packs fit the 64 registers
-// of that bound without spills (ptxas), parameters of x's type (float32
-// parameters bound a block to an SM's registers; not measured split).
-// H100, graph replay, 16384x4096: bfloat16 76.7 -> 73.2-73.6 us (0.89 ->
-// 0.94 of a copy), float32 122.2 -> 115.6-116.9 (0.93 -> 0.97-0.98)
-// (benchmarks/results/h100-2026-11-27-stop38, run 1).
+// Whether large calls of layernorm (and layernorm_quant) split their rows
+// (LayerNormKernel's kSplit = 2: half the threads, each with the packs and
+// partials of two): rows LaunchRows gives 2 cached packs a thread on 128-512
+// threads (up to 8192 16-bit values, 4096 float32) take 4 on half the
+// threads (256 at 8192 / 4096, as Liger), and a row's per-thread work (the reductions'
+// shuffles and barriers, the mean's and rstd's broadcasts) is spread over
+// twice the values, so fewer instructions a value; the 4 packs fit 64
+// registers without spills (ptxas: 56 for float32), 4 rows in flight an SM
+// against 3 unsplit. Parameters of x's type (float32 parameters bound a
+// block to an SM's registers; not measured split). H200, graph replay, 4
+// input sets, µs, unsplit -> split: float32 1024x4096 12.3 -> 11.8 (Liger
+// 10.3), 4096x4096 38.2 -> 35.7 (34.5), 16384x4096 141.4 -> 131.1 (131.3),
+// 1024x2048 7.6 -> 6.5 (6.3); bfloat16 16384x4096 74.3 -> 67.5 (72.0),
+// 4096x4096 21.3 -> 20.1 (20.5), 4096x8192 42.2 -> 38.0 (47.5); 256x4096
+// float32 level (benchmarks/results/h200-2026-11-29-stop49, run 1).
+// layernorm_quant, fp8, split first (issue-bound): H100, 16384x4096:
+// bfloat16 76.7 -> 73.2-73.6 us (0.89 -> 0.94 of a copy), float32 122.2 ->
+// 115.6-116.9 (0.93 -> 0.97-0.98) (benchmarks/results/h100-2026-11-27-stop38,
+// run 1).
 template <class T, class W, class O, int kCache, RowGrid kGrid>
-constexpr bool kSplitRows = std::is_same_v<O, uint8_t> && std::is_same_v<T, W> && kCache == 2 &&
+constexpr bool kSplitRows = std::is_same_v<T, W> && kCache == 2 &&
                             kGrid == RowGrid::kSeveralBlocksPerSm;
 // Staged rows (LayerNormKernel's kStaged) for large calls of layernorm_quant
 // whose rows take at most 3 of a thread's 4 slots (512 threads; 16-bit x
