@@ -98,6 +98,22 @@ __device__ __forceinline__ void AllowDependentGrids() {
 #endif
 }
 
+// Starts reading `bytes` at p into L2 without waiting for them; every thread
+// of the block's x dimension calls it with the same arguments. sm_90+: one
+// bulk prefetch by thread 0 (p 16-byte aligned, bytes a multiple of 16);
+// before, a line a thread in turn.
+__device__ __forceinline__ void PrefetchToL2(const void* p, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (threadIdx.x == 0) {
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+  }
+#else
+  for (uint32_t offset = threadIdx.x * 128; offset < bytes; offset += blockDim.x * 128) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(static_cast<const char*>(p) + offset));
+  }
+#endif
+}
+
 // A kernel's launch geometry: grid, block, dynamic shared memory,
 // thread-block clusters of cluster_blocks blocks along x (sm_90+; 1: none),
 // and whether the launch is cooperative (every block resident at once, for

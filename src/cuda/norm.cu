@@ -474,6 +474,38 @@ __device__ __forceinline__ void ForBlockRows(int64_t rows, Fn&& fn) {
   }
 }
 
+// Large calls of rows kept in registers, one row tile a block
+// (RowGrid::kWholeSm and kSeveralBlocksPerSm: grids past what the SMs hold,
+// the hardware starting a block as another ends): the row a quarter of a
+// wave of resident blocks further on, which starts soon after, is read into
+// L2 now, so that the SMs keep reading from DRAM through each row's
+// barriers and stores. Rows of whole packs (16-byte aligned, as the bulk
+// prefetch needs). H200, graph replay, 4 input sets, µs, none -> a quarter
+// of a wave (Liger): float32 rmsnorm 4096x16384 138.4 -> 131.6 (133.3),
+// 16384x16384 538.3 -> 506.8, layernorm 4096x16384 156.8 -> 144.9 (141.7),
+// 16384x16384 595.1 -> 523.7 (549.2); bfloat16 layernorm 16384x16384 275.7
+// -> 262.1, fused_add_rmsnorm 4096x16384 146.4 -> 141.9 (132.3). A whole
+// wave ahead was slower on some rows (bfloat16 rmsnorm 4096x16384 68.0 ->
+// 70.6) and two waves on all (float32 rmsnorm 16384x16384 719): rows
+// waiting in L2 were evicted before use. Streamed rows (kCache 0), which
+// read their row again from L2, do not prefetch: float32 fused_add_rmsnorm
+// 4096x16384 went from 0.98 of Liger to 0.83 with it
+// (benchmarks/results/h200-2026-11-29-stop50).
+constexpr int kPrefetchWaveFraction = 4;
+constexpr int64_t kMaxPrefetchBytes = 1 << 20;  // a row's first MiB (the size is 32-bit)
+template <int kBlocksPerSm, class T>
+__device__ __forceinline__ void PrefetchNextRows(const T* base, int64_t stride, int64_t rows,
+                                                 int64_t hidden) {
+  if (base == nullptr || int64_t{gridDim.x} * blockDim.y < rows) return;  // blocks that loop
+  unsigned sm_ids;  // the SMs' id range: their count, or a few more
+  asm("mov.u32 %0, %%nsmid;" : "=r"(sm_ids));
+  const int64_t ahead = int64_t{sm_ids} * kBlocksPerSm * blockDim.y / kPrefetchWaveFraction;
+  const int64_t row = int64_t{blockIdx.x} * blockDim.y + threadIdx.y + (ahead > 0 ? ahead : 1);
+  const int64_t bytes = hidden * static_cast<int64_t>(sizeof(T));
+  const int64_t prefetched = bytes < kMaxPrefetchBytes ? bytes : kMaxPrefetchBytes;
+  if (row < rows) PrefetchToL2(base + row * stride, static_cast<uint32_t>(prefetched));
+}
+
 // The quant ops' divisor (QuantScale), whose reciprocal is __frcp_rn's
 // branchy sequence on the scale's load. Decode calls (kOneBlockPerSm) build
 // it for each row once the row's loads are issued, so that neither delays
@@ -540,6 +572,14 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
       ParamCache<kCache, kGrid, GridBlocksPerSm<kCache, T, W, kGrid, kRMSNormRegisters<kFusedAdd, O>>()>();
   ParamPacks<kParamCache, PW, kDecode> weight(a.weight);
   if constexpr (!kDecode) weight.Load(packs);  // decode calls: after the row's loads
+  if constexpr (kGrid != RowGrid::kOneBlockPerSm && kCache > 0) {
+    constexpr int kBlocksPerSm =
+        GridBlocksPerSm<kCache, T, W, kGrid, kRMSNormRegisters<kFusedAdd, O>>();
+    PrefetchNextRows<kBlocksPerSm>(a.x, a.x_stride, a.rows, a.hidden);
+    if constexpr (kFusedAdd) {
+      PrefetchNextRows<kBlocksPerSm>(a.residual, a.residual_stride, a.rows, a.hidden);
+    }
+  }
   ForBlockRows(a.rows, [&](int64_t row, bool active) {
     const auto* x = reinterpret_cast<const P*>(a.x + row * a.x_stride);
     auto* residual = reinterpret_cast<P*>(a.residual + row * a.residual_stride);
@@ -710,6 +750,10 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
   if constexpr (!kDecode) {  // decode calls: after the row's loads
     weight.Load(packs);
     bias.Load(packs);
+  }
+  if constexpr (kGrid != RowGrid::kOneBlockPerSm && kCache > 0 && !kStaged) {
+    PrefetchNextRows<GridBlocksPerSm<kCache, T, W, kGrid, RowRegisters::kOneRow>()>(
+        a.x, a.x_stride, a.rows, a.hidden);
   }
   // kStaged (kStagedRows: a grid of the blocks the SMs hold at once, each
   // taking rows in turn): each thread's packs of the block's next row are
