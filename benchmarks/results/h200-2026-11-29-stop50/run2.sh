@@ -1,0 +1,1 @@
+REPS=2 VARIANTS=ab-base/v2 tools/variants src/cuda/norm.cu '--buffers 4 --dtype float32 --ops rmsnorm,layernorm --shapes 4096x16384,16384x16384' '--buffers 4 --dtype bfloat16 --ops rmsnorm,layernorm,fused_add_rmsnorm --shapes 4096x16384,16384x16384' > $OUT/log.txt 2>&1; tail -5 $OUT/log.txt
