@@ -700,15 +700,17 @@ def test_cuda_llm_shapes(dtype, op):
 
 @requires_cuda
 @pytest.mark.parametrize("op", list(MATRIX))
-@pytest.mark.parametrize("hidden", [512, 1024, 1536, 2048, 3072, 4096, 8192, 5120, 16384])
+@pytest.mark.parametrize("hidden", [512, 1024, 1536, 2048, 3072, 4096, 8192, 5120, 16384, 32768])
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32], ids=str)
 def test_cuda_row_bits_independent_of_row_count(op, hidden, dtype):
     """The launch shape follows H alone: a row gives the same bits alone and
     in a batch of 4096 rows (grid-stride, many blocks per SM; layernorm's
     rows of up to 1024 values on one warp). A row alone sums its warps'
     partials directly, a batch by a butterfly (RowSum): 2-32 warps a row
-    here, 3 and 6 among them (32: float32 rows of 16384 over a whole SM's
-    threads, whose large calls also prefetch later rows to L2)."""
+    here, 3 and 6 among them (32: float32 rows of 16384 and bfloat16 rows
+    of 32768 over a whole SM's threads, whose large calls prefetch later rows
+    to L2, and which the large calls of layernorm and of 16-bit x split over
+    half the threads: kSplitWholeSmRows in src/cuda/norm.cu)."""
     rows = 4096
     x = rows_tensor((rows, hidden), dtype, "cuda", seed=hidden)
     r = rows_tensor((rows, hidden), dtype, "cuda", seed=hidden + 1)

@@ -269,15 +269,16 @@ def test_cuda_calls_of_many_row_tiles(op, dtype):
 
 @requires_cuda
 @pytest.mark.parametrize("op", ["rmsnorm_quant", "fused_add_rmsnorm_quant", "layernorm_quant"])
-@pytest.mark.parametrize("hidden", [1536, 2048, 3072, 4096, 5120, 8192, 12288, 16384])
+@pytest.mark.parametrize("hidden", [1536, 2048, 3072, 4096, 5120, 8192, 12288, 16384, 32768])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
 def test_cuda_row_bits_independent_of_row_count(op, hidden, dtype):
     """Rows give the same fp8 bits in a call of 4096 (many blocks an SM,
     where layernorm_quant splits rows of 2 packs a thread over half the
     threads, and stages rows of 3 packs a thread (H 12288) through shared
-    memory: src/cuda/norm.cu, kSplitRows and kStagedRows; 3 to 16 warps of
-    partials here) and in calls of up to 128 (one block an SM, the row's own
-    thread shape). A different reduction order moves the mean or the
+    memory: src/cuda/norm.cu, kSplitRows and kStagedRows; and splits the
+    rows over a whole SM, float32 16384 and bfloat16 32768, over half the
+    threads: kSplitWholeSmRows; 3 to 32 warps of partials here) and in calls
+    of up to 128 (one block an SM, the row's own thread shape). A different reduction order moves the mean or the
     variance by an ulp in many rows, and that moves some of 4096 * hidden
     values across an e4m3 rounding boundary."""
     # Chunks of at most one row tile an SM take the one-block-an-SM grid.

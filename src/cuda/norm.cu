@@ -5,10 +5,12 @@
 // block holds blockDim.y such groups, so short rows still fill a block. Each
 // thread takes the packs p = threadIdx.x + k * blockDim.x of its row: 16-byte
 // packs when H and every pointer allow, else single elements. When the row
-// fits, a thread keeps its packs in registers (kCache <= 4 of them) between the
-// reduction and the output pass, so x is read from memory once; longer rows
-// (kCache == 0) are read again. How many packs a thread takes depends on the
-// kernel and the row length (RowShape), never on the number of rows. At
+// fits, a thread keeps its packs in registers (kCache <= 4 of them, 8 in split
+// whole-SM rows) between the reduction and the output pass, so x is read from
+// memory once; longer rows (kCache == 0) are read again. How many packs a
+// thread takes depends on the kernel and the row length (RowShape); where it
+// depends on the number of rows too (split rows), the reduction tree does
+// not, so neither do a row's bits. At
 // decode sizes a thread's weight (and bias) packs are loaded with its row,
 // before the reduction, so that their memory latency overlaps x's instead of
 // following it (the kernel is a chain of such latencies); large calls spend
@@ -75,7 +77,8 @@ template <int kCache, class T, class W, RowRegisters kRegisters>
 constexpr int RowBlocksPerSm() {
   if (!std::is_same_v<T, W>) return 1;
   switch (kRegisters) {
-    case RowRegisters::kOneRow: return kCache == 1 ? 4 : kCache == 2 ? 3 : kCache == 4 ? 2 : 1;
+    case RowRegisters::kOneRow:  // 8 packs: split whole-SM rows (kSplitWholeSmRows)
+      return kCache == 1 ? 4 : kCache == 2 ? 3 : kCache == 4 || kCache == 8 ? 2 : 1;
     case RowRegisters::kFused: return kCache == 1 || kCache == 2 ? 2 : 1;
     case RowRegisters::kFusedQuant:  // float64 spills at 4 packs
       return kCache == 0 || (kCache == 4 && sizeof(T) > 4) ? 1 : 2;
@@ -419,6 +422,7 @@ enum class RowGrid {
   // H100, float32 4096x16384, graph replay: layernorm 180.9 us against
   // 250.8 streamed (Liger 181.8), rmsnorm 181.5 / 191.2, gemma_rmsnorm
   // 181.0 / 191.2 (benchmarks/results/h100-2026-11-26-stop28, run 1).
+  // Large calls of some ops split these rows instead (kSplitWholeSmRows).
   kWholeSm,
 };
 
@@ -460,6 +464,29 @@ void WithRowGrid(const DeviceScope& scope, dim3 grid, dim3 block, Launch&& launc
     return launch(integral_constant<RowGrid, RowGrid::kOneBlockPerSm>{});
   }
   launch(integral_constant<RowGrid, RowGrid::kSeveralBlocksPerSm>{});
+}
+
+// Whole-SM rows (RowGrid::kWholeSm: one row of up to 1024 threads of 4 packs
+// an SM) of the kernels that split rows (kSplit = 2: a thread does the work
+// of two threads of the row's shape, the same reduction tree and bits) run
+// on half the threads, 8 packs each, as RowGrid::kSeveralBlocksPerSm grids of
+// two blocks an SM (64 registers, no spills in ptxas), where the call has
+// more rows than SMs: one row's reductions, quotients and stores then overlap
+// the other row's loads, where the SM had waited on them. Rows of even warp
+// counts, parameters of x's type, not float64 (whose 8 packs would not fit).
+// H200, graph replay, 4 input sets, µs, whole SM -> split
+// (benchmarks/results/h200-2026-12-01-stop51, run 2): float32 rmsnorm_quant
+// 16384x16384 371.3 -> 317.6, 4096x16384 102.8 -> 92.1; layernorm_quant
+// 428.3 -> 343.8, 116.2 -> 101.0; layernorm 16384x16384 530.9 -> 512.9;
+// bfloat16 4096x32768 rmsnorm 139.0 -> 132.8, layernorm 155.2 -> 137.3. Not
+// split: float32 rmsnorm and gemma_rmsnorm, level or slower (16384x16384
+// 507.4 -> 510.9, gemma 4096x16384 143.4 -> 147.7), and calls of at most
+// one row an SM (float32 rmsnorm 32x16384 3.42 -> 3.76).
+template <class T, class W, int kCache, RowGrid kGrid>
+constexpr bool kSplitWholeSmRows = std::is_same_v<T, W> && !std::is_same_v<T, double> &&
+                                   kCache == kMaxCache && kGrid == RowGrid::kWholeSm;
+inline bool SplitsWholeSmRows(const DeviceScope& scope, dim3 grid, dim3 block) {
+  return block.y == 1 && block.x % 64 == 0 && int64_t{grid.x} > scope.Multiprocessors();
 }
 
 // The rows of this block, one per threadIdx.y, tile by tile over the grid.
@@ -548,10 +575,11 @@ constexpr bool kDecodeForm = kGrid == RowGrid::kOneBlockPerSm && kCache > 0 && !
 // the first pass where the row is cached, in the second where it streams,
 // since x and residual are read there again).
 template <class T, class W, int kLanes, int kCache, bool kFusedAdd, bool kGemma, class O,
-          RowGrid kGrid>
+          RowGrid kGrid, int kSplit = 1>
 __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
                                   GridBlocksPerSm<kCache, T, W, kGrid, kRMSNormRegisters<kFusedAdd, O>>())
     RMSNormKernel(Rows<T, W, O> a) {
+  static_assert(kSplit == 1 || (!kFusedAdd && kCache > 0), "split rows: one input row, cached");
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
   using P = Pack<T, kLanes>;
@@ -628,7 +656,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
     // H100, bfloat16, graph replay, us, before -> after (Liger):
     // fused_add_rmsnorm 8x4096 2.05 -> 1.80 (1.87), 128x8192 3.10 -> 3.02
     // (2.97); rmsnorm 128x4096 1.96 -> 1.89 (2.06).
-    C sum_sq = 0;
+    C sum_sq[kSplit] = {};
     if (kDecode || active) {
       ForSlots<kCache, kDecode>(packs, [&](int slot, int64_t p, bool in_row) {
         in_row = in_row && active;
@@ -662,7 +690,8 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
 #pragma unroll
         for (int i = 0; i < kLanes; ++i) {
           const C term = in_row ? value[i] : C(0);  // + 0 * 0 leaves sum_sq's bits
-          sum_sq = fma(term, term, sum_sq);  // spelled out: see LayerNormKernel's output
+          // spelled out: see LayerNormKernel's output
+          sum_sq[slot % kSplit] = fma(term, term, sum_sq[slot % kSplit]);
         }
       });
     }
@@ -1037,21 +1066,36 @@ void LaunchRMSNorm(const NormArgs& args) {
     using W = typename decltype(w_tag)::type;
     const auto launch = [&](auto lanes, auto cache, dim3 grid, dim3 block) {
       constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
-      if (args.scale != nullptr) {  // the quant ops (never in Gemma's style)
-        WithRowGrid<kCache, kShape.whole_sm_rows>(scope, grid, block, [&](auto row_grid) {
-          constexpr RowGrid kGrid = decltype(row_grid)::value;
-          LaunchDependent(scope,
-                          RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, uint8_t, kGrid>,
-                          grid, block, RowsOf<T, W, uint8_t>(args));
-        });
-        return;
-      }
       WithRowGrid<kCache, kShape.whole_sm_rows>(scope, grid, block, [&](auto row_grid) {
         constexpr RowGrid kGrid = decltype(row_grid)::value;
-        const auto kernel =
-            args.gemma ? RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, true, T, kGrid>
-                       : RMSNormKernel<T, W, kLanes, kCache, kFusedAdd, false, T, kGrid>;
-        LaunchDependent(scope, kernel, grid, block, RowsOf<T, W, T>(args));
+        // The kernel of output type O with its rows split kSplit ways
+        // (kSplitWholeSmRows: the quant ops, and 16-bit x).
+        const auto launch_kernel = [&](auto o_tag, auto split) {
+          using O = typename decltype(o_tag)::type;
+          constexpr int kSplit = decltype(split)::value;
+          constexpr RowGrid kRowGrid = kSplit > 1 ? RowGrid::kSeveralBlocksPerSm : kGrid;
+          constexpr int kRowCache = kSplit * kCache;
+          const dim3 row_block(block.x / kSplit, block.y);
+          if constexpr (std::is_same_v<O, uint8_t>) {  // the quant ops: never in Gemma's style
+            LaunchDependent(scope, RMSNormKernel<T, W, kLanes, kRowCache, kFusedAdd, false, O, kRowGrid, kSplit>,
+                            grid, row_block, RowsOf<T, W, O>(args));
+          } else {
+            const auto kernel =
+                args.gemma ? RMSNormKernel<T, W, kLanes, kRowCache, kFusedAdd, true, O, kRowGrid, kSplit>
+                           : RMSNormKernel<T, W, kLanes, kRowCache, kFusedAdd, false, O, kRowGrid, kSplit>;
+            LaunchDependent(scope, kernel, grid, row_block, RowsOf<T, W, O>(args));
+          }
+        };
+        const auto launch_output = [&](auto o_tag) {
+          using O = typename decltype(o_tag)::type;
+          if constexpr (!kFusedAdd && kSplitWholeSmRows<T, W, kCache, kGrid> &&
+                        (std::is_same_v<O, uint8_t> || sizeof(T) == 2)) {
+            if (SplitsWholeSmRows(scope, grid, block)) return launch_kernel(o_tag, Int<2>{});
+          }
+          launch_kernel(o_tag, Int<1>{});
+        };
+        if (args.scale != nullptr) return launch_output(TypeTag<uint8_t>{});
+        launch_output(TypeTag<T>{});
       });
     };
     LaunchRows<T, W>(args, scope, kShape, launch);
@@ -1124,6 +1168,13 @@ void LayerNorm(const NormArgs& args) {
                   std::min<int64_t>(args.rows, int64_t{kBlocksPerSm} * scope.Multiprocessors())));
               return LaunchDependent(scope, LayerNormKernel<T, W, kLanes, kCache, O, kGrid, 1, true>,
                                      resident, block, RowsOf<T, W, O>(args));
+            }
+          }
+          if constexpr (kSplitWholeSmRows<T, W, kCache, kGrid>) {
+            if (SplitsWholeSmRows(scope, grid, block)) {
+              return LaunchDependent(
+                  scope, LayerNormKernel<T, W, kLanes, 2 * kCache, O, RowGrid::kSeveralBlocksPerSm, 2>,
+                  grid, dim3(block.x / 2), RowsOf<T, W, O>(args));
             }
           }
           if constexpr (kSplitRows<T, W, O, kCache, kGrid>) {
