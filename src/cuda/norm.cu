@@ -475,13 +475,15 @@ void WithRowGrid(const DeviceScope& scope, dim3 grid, dim3 block, Launch&& launc
 // the other row's loads, where the SM had waited on them. Rows of even warp
 // counts, parameters of x's type, not float64 (whose 8 packs would not fit).
 // H200, graph replay, 4 input sets, µs, whole SM -> split
-// (benchmarks/results/h200-2026-12-01-stop51, run 2): float32 rmsnorm_quant
-// 16384x16384 371.3 -> 317.6, 4096x16384 102.8 -> 92.1; layernorm_quant
-// 428.3 -> 343.8, 116.2 -> 101.0; layernorm 16384x16384 530.9 -> 512.9;
-// bfloat16 4096x32768 rmsnorm 139.0 -> 132.8, layernorm 155.2 -> 137.3. Not
-// split: float32 rmsnorm and gemma_rmsnorm, level or slower (16384x16384
-// 507.4 -> 510.9, gemma 4096x16384 143.4 -> 147.7), and calls of at most
-// one row an SM (float32 rmsnorm 32x16384 3.42 -> 3.76).
+// (benchmarks/results/h200-2026-12-01-stop51, runs 2 and 3): float32
+// rmsnorm_quant 16384x16384 371.3 -> 317.6, 4096x16384 102.8 -> 92.1;
+// layernorm_quant 428.3 -> 343.8, 116.2 -> 101.0; layernorm (run 3)
+// 16384x16384 530.5 -> 512.4, 8192x16384 270.1 -> 260.9, 4096x16384 139.2 ->
+// 136.0 (Liger 549.7, 277.9, 141.9); bfloat16 4096x32768 rmsnorm 139.0 ->
+// 132.8, layernorm 155.2 -> 137.3. Not split: float32 rmsnorm and
+// gemma_rmsnorm, level or slower (16384x16384 507.4 -> 510.9, gemma
+// 4096x16384 143.4 -> 147.7), and calls of at most one row an SM (float32
+// rmsnorm 32x16384 3.42 -> 3.76).
 template <class T, class W, int kCache, RowGrid kGrid>
 constexpr bool kSplitWholeSmRows = std::is_same_v<T, W> && !std::is_same_v<T, double> &&
                                    kCache == kMaxCache && kGrid == RowGrid::kWholeSm;
