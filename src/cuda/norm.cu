@@ -575,7 +575,8 @@ constexpr bool kDecodeForm = kGrid == RowGrid::kOneBlockPerSm && kCache > 0 && !
 // quant ops as FlashInfer's: y = v * inv_rms * weight unrounded, and the
 // fused sum unrounded in the variance and y (residual still gets T(sum): in
 // the first pass where the row is cached, in the second where it streams,
-// since x and residual are read there again).
+// since x and residual are read there again). kSplit > 1 (rows without a
+// residual) splits a row as LayerNormKernel's: the same bits on fewer threads.
 template <class T, class W, int kLanes, int kCache, bool kFusedAdd, bool kGemma, class O,
           RowGrid kGrid, int kSplit = 1>
 __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
