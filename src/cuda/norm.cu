@@ -418,10 +418,11 @@ enum class RowGrid {
   // read in the output pass): rows of 2049-4096 packs (float32 8193-16384
   // values, 16-bit 16385-32768), which a kMaxCachedRowThreads block cannot
   // hold and which were streamed, read from memory two (RMS) or three
-  // (layernorm) times. The plain kernels only: the fused ones spill there.
-  // H100, float32 4096x16384, graph replay: layernorm 180.9 us against
-  // 250.8 streamed (Liger 181.8), rmsnorm 181.5 / 191.2, gemma_rmsnorm
-  // 181.0 / 191.2 (benchmarks/results/h100-2026-11-26-stop28, run 1).
+  // (layernorm) times. The fused kernels only for float32 (the others
+  // spill: kRMSNormWholeSmRows). H100, float32 4096x16384, graph replay:
+  // layernorm 180.9 us against 250.8 streamed (Liger 181.8), rmsnorm 181.5
+  // / 191.2, gemma_rmsnorm 181.0 / 191.2
+  // (benchmarks/results/h100-2026-11-26-stop28, run 1).
   // Large calls of some ops split these rows instead (kSplitWholeSmRows).
   kWholeSm,
 };
@@ -978,14 +979,26 @@ struct RowShape {
   bool one_warp_short_rows = false;
   // Rows too long for kMaxCachedRowThreads threads of kMaxCache packs kept
   // in registers too, on up to kMaxRowThreads threads (RowGrid::kWholeSm).
-  // Not for the fused kernels, which hold x's and residual's packs: at 64
-  // registers they spill.
   bool whole_sm_rows = false;
 };
+// The fused kernels hold x's and residual's packs until their sum: at the
+// 64 registers of a 1024-thread block, ptxas spills none for float32 x and
+// parameters (fused_add_rmsnorm, its Gemma form and fused_add_rmsnorm_quant),
+// but 32 bytes for bfloat16 (and 40 for float64 quant), so only float32's
+// rows take whole SMs; the others stream, reading the sum back from L2.
+// H200, float32, graph replay, 4 input sets, µs, streamed -> whole SM
+// (Liger): fused_add_rmsnorm 16384x16384 1048.6 -> 1015.1 (1024.8),
+// 8192x16384 527.9 -> 515.5 (516.0), 4096x16384 265.0 -> 266.0 (259.4);
+// gemma_fused_add_rmsnorm alike; fused_add_rmsnorm_quant 4096x16384 275.2
+// -> 232.0 (0.75 -> 0.89 of a copy), 16384x16384 985.2 -> 874.8; 32x16384,
+// one row an SM, 4.70 -> 4.90 (4.79) (benchmarks/results/h200-2026-12-01-stop52).
+template <bool kFusedAdd, class T, class W>
+constexpr bool kRMSNormWholeSmRows = !kFusedAdd || (std::is_same_v<T, float> && std::is_same_v<W, float>);
 // 2 packs a thread from the row that would fill a kMaxCachedRowThreads
 // block at one pack (512 packs: 4096 16-bit values).
-template <bool kFusedAdd>
-constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads, kMaxCachedRowThreads, false, !kFusedAdd};
+template <bool kFusedAdd, class T, class W>
+constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads, kMaxCachedRowThreads, false,
+                                 kRMSNormWholeSmRows<kFusedAdd, T, W>};
 constexpr RowShape kLayerNormShape{2, kMaxCachedRowThreads, INT64_MAX, true, true};
 
 constexpr int64_t WarpsOf(int64_t threads) { return (threads + 31) / 32 * 32; }
@@ -1062,14 +1075,13 @@ static_assert(kMaxCache == 4, "LaunchRows' switch lists the cache depths");
 
 template <bool kFusedAdd>
 void LaunchRMSNorm(const NormArgs& args) {
-  static constexpr const RowShape& kShape = kRMSNormShape<kFusedAdd>;
   DeviceScope scope(args.device);
   VisitNormTypes(args, [&](auto t_tag, auto w_tag) {
     using T = typename decltype(t_tag)::type;
     using W = typename decltype(w_tag)::type;
     const auto launch = [&](auto lanes, auto cache, dim3 grid, dim3 block) {
       constexpr int kLanes = decltype(lanes)::value, kCache = decltype(cache)::value;
-      WithRowGrid<kCache, kShape.whole_sm_rows>(scope, grid, block, [&](auto row_grid) {
+      WithRowGrid<kCache, kRMSNormWholeSmRows<kFusedAdd, T, W>>(scope, grid, block, [&](auto row_grid) {
         constexpr RowGrid kGrid = decltype(row_grid)::value;
         // The kernel of output type O with its rows split kSplit ways
         // (kSplitWholeSmRows: the quant ops, and 16-bit x).
@@ -1101,7 +1113,7 @@ void LaunchRMSNorm(const NormArgs& args) {
         launch_output(TypeTag<T>{});
       });
     };
-    LaunchRows<T, W>(args, scope, kShape, launch);
+    LaunchRows<T, W>(args, scope, kRMSNormShape<kFusedAdd, T, W>, launch);
   });
   CheckLaunch();
 }
