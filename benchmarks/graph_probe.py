@@ -15,6 +15,8 @@ case, a copy of the bytes it moves is timed too ("copy", and "of copy" =
 copy time / hetkern time). --compile adds torch.compile as a contender.
 --ncu runs each contender's call a few times without timing, for
 `ncu --kernel-name ...` to profile hetkern's kernels and the peers' alike.
+--rounds N times every contender of a case N times in turn, a row each round
+(whether the first one timed, right after the previous case, is timed alike).
 --buffers N gives every contender (and the copy) N sets of inputs, called in
 turn: with one set, an in-place op of up to ~50 MB finds much of its data in
 L2 from the previous call, by an amount that differed between contenders and
@@ -104,19 +106,20 @@ def probe_cuda(op, rows, cols, args):
                 fn()
         torch.cuda.synchronize()
         return
-    times = {}
-    for name, fn in fns.items():
-        try:
-            times[name] = harness.time_cuda_graph(fn, samples=7, max_total_s=0.3).median_s
-        except Exception as e:  # noqa: BLE001 - a peer without this shape
-            times[name] = None
-            print(f"  {name} failed: {type(e).__name__}: {str(e)[:80]}")
     nbytes = moved_bytes(op, rows, cols, args.dtype)
-    copy = None
-    if nbytes is not None:
-        copies = [harness.copy_fn("cuda", nbytes) for _ in range(max(1, args.buffers))]
-        copy = harness.time_cuda_graph(harness.in_turn(copies), samples=7, max_total_s=0.3).median_s
-    report(op, rows, cols, args.dtype, times, copy, "")
+    copies = [harness.copy_fn("cuda", nbytes) for _ in range(max(1, args.buffers))] if nbytes else []
+    for round_ in range(args.rounds):  # every contender, then the copy, once a round
+        times = {}
+        for name, fn in fns.items():
+            try:
+                times[name] = harness.time_cuda_graph(fn, samples=7, max_total_s=0.3).median_s
+            except Exception as e:  # noqa: BLE001 - a peer without this shape
+                times[name] = None
+                print(f"  {name} failed: {type(e).__name__}: {str(e)[:80]}")
+        copy = None
+        if copies:
+            copy = harness.time_cuda_graph(harness.in_turn(copies), samples=7, max_total_s=0.3).median_s
+        report(op, rows, cols, args.dtype, times, copy, f" r{round_ + 1}" if args.rounds > 1 else "")
     del fns
     torch.cuda.empty_cache()
 
@@ -160,6 +163,9 @@ def main():
                    help="CUDA: N sets of each contender's inputs (and of the copy's buffers), "
                         "called in turn, so that a call's data is not left in L2 by the previous "
                         "call (the inputs of a serving step come from other kernels)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="CUDA: time every contender (and the copy) this many times in turn, one row "
+                        "each round: whether the first contender of a case is timed alike")
     p.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     p.add_argument("--threads", default="1", help="CPU thread counts, e.g. 1,16")
     p.add_argument("--numpy", action="store_true", help="CPU: NumPy as a contender too, where it has the op")
