@@ -349,3 +349,38 @@ def test_report_holds_softmax_vocabulary_rows_to_the_best_peer():
     assert "0.94 ✘ (≥1)" in lines["32x32000"] and "1.20 ✔ (≥1)" in lines["256x151936"]
     assert "0.89 (liger)" in lines["1x1048576"]
     assert "1 graph-time figure(s) miss their target." in text
+
+
+def test_gpu_timers_warm_up_before_sampling(monkeypatch):
+    """Every GPU timer runs the call untimed for GPU_WARMUP_S (and at least
+    min_runs times) before its first sample, the same for every contender
+    (harness.py says why); torch.cuda is faked, so this runs without a GPU."""
+    import time
+
+    import torch
+
+    from hetkern.bench import harness
+
+    log = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: log.append(("sync", time.perf_counter())))
+    monkeypatch.setattr(harness, "GPU_WARMUP_S", 0.03)
+    start = time.perf_counter()
+    harness._warm_up_cuda(lambda: log.append(("run", time.perf_counter())))
+    runs = [t for what, t in log if what == "run"]
+    assert len(runs) >= 3 and runs[-1] - start >= 0.03 * 0.99
+    assert [what for what, _ in log[:2]] == ["run", "sync"]  # each run completes before the next
+    log.clear()
+    monkeypatch.setattr(harness, "GPU_WARMUP_S", 0.0)
+    harness._warm_up_cuda(lambda: log.append(("run", 0.0)), min_runs=5)
+    assert [what for what, _ in log].count("run") == 5
+
+    def sampled_at(timer):
+        """The warm-up's last run and the timer's first sample (a fake)."""
+        order = []
+        monkeypatch.setattr(harness, "_warm_up_cuda", lambda run, min_runs=3: order.append("warm-up"))
+        monkeypatch.setattr(harness, "_measure", lambda *a: order.append("sample") or harness.Timing(1, 1, 1, 1))
+        timer(lambda: None)
+        return order
+
+    assert sampled_at(harness.time_cuda) == ["warm-up", "sample"]
+    assert sampled_at(harness.time_cuda_host) == ["warm-up", "sample"]

@@ -1,0 +1,1 @@
+source .gpu-carry/setup.sh >/dev/null; export HETKERN_BENCH_FLASHINFER=$PWD/.gpu-carry/peers; VARIANTS=ab-base/none REPS=1 tools/variants src/cuda/norm.cu '--buffers 4 --dtype float32 --rounds 3 --ops gemma_rmsnorm,rmsnorm,fused_add_rmsnorm --shapes 16384x16384,4096x16384' > $OUT/log.txt 2>&1; tail -3 $OUT/log.txt
