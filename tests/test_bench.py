@@ -351,7 +351,6 @@ def test_report_holds_softmax_vocabulary_rows_to_the_best_peer():
     assert "1 graph-time figure(s) miss their target." in text
 
 
-
 def test_graph_timer_warms_up_before_sampling(monkeypatch):
     """The graph timer replays untimed for GPU_WARMUP_S (and at least
     min_runs times) before its first sample, the same for every contender

@@ -991,9 +991,11 @@ struct RowShape {
 // 8192x16384 527.9 -> 515.5 (516.0), 4096x16384 265.0 -> 266.0 (259.4);
 // gemma_fused_add_rmsnorm alike; fused_add_rmsnorm_quant 4096x16384 275.2
 // -> 232.0 (0.75 -> 0.89 of a copy), 16384x16384 985.2 -> 874.8; 32x16384,
-// one row an SM, 4.70 -> 4.90 (4.79) (benchmarks/results/h200-2026-12-01-stop52).
+// one row an SM, 4.70 -> 4.90 (4.79-4.85) (benchmarks/results/
+// h200-2026-12-01-stop52, run 2).
 template <bool kFusedAdd, class T, class W>
-constexpr bool kRMSNormWholeSmRows = !kFusedAdd || (std::is_same_v<T, float> && std::is_same_v<W, float>);
+constexpr bool kRMSNormWholeSmRows =
+    !kFusedAdd || (std::is_same_v<T, float> && std::is_same_v<W, float>);
 // 2 packs a thread from the row that would fill a kMaxCachedRowThreads
 // block at one pack (512 packs: 4096 16-bit values).
 template <bool kFusedAdd, class T, class W>

@@ -81,11 +81,10 @@ def time_cpu(fn: Callable[[], object], samples: int = 15, min_sample_s: float = 
 
 
 # Graph timings (the device times the tables judge) start after this long of
-# untimed replays. The first contender of
-# a case (hetkern, in the runner and the probe), timed right after the case's
-# arrays were made and a larger case's freed, ran slower for its whole ~20 ms
-# of samples, and the contenders timed after it did not (the cause is not
-# known): H200, float32
+# untimed replays. The first contender of a case (hetkern, in the runner and
+# the probe), timed right after the case's arrays were made and a larger
+# case's freed, ran slower for its whole ~20 ms of samples, and the
+# contenders timed after it did not (the cause is not known): H200, float32
 # 4096x16384 after 16384x16384, graph replay, the same arrays timed three
 # times in turn: rmsnorm 143.9, 132.9, 132.8 µs (Liger 133.7-134.2),
 # fused_add_rmsnorm 286.4, 263.7, 264.3 (260.5-260.6)
