@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stop 53 device run 2 (warm, after run 1): the float32 table against the GPU
+# stop 53 device run 2 (meant for run 1's warm machine; it got a fresh one and built, see README): the float32 table against the GPU
 # peers (FlashInfer's kernels are bfloat16 only), on the library run 1
 # installed. The activation cap is above stop 49's 120 s: the warm-up made
 # run 1's bfloat16 activations reach their cap (two cases skipped).

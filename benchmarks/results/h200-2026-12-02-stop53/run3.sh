@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stop 53 device run 3 (warm, the machine of run 2, which had built a fresh
+# stop 53 device run 3 (meant for run 2's warm machine; it got a fresh one, built, and ran out of device time, see README):
 # library): the bfloat16 table again, so both tables come from one machine,
 # with the activation cap raised (run 1 skipped silu_and_mul 1x8192 there).
 set -uo pipefail
