@@ -205,11 +205,18 @@ namespace hetkern {
 namespace cpu {
 
 // Activations that compute cost tens of flops per element (exp, divisions),
-// ~0.5-1.2 ns a value on one core: threads pay off from a few thousand
+// ~0.3-1.2 ns a value on one core: a thread pays off from a few thousand
 // values. relu and table lookups cost a tenth of that, so they split later.
-// Chunks stay cache-line aligned.
+// Chunks stay cache-line aligned. A computed call takes a second thread only
+// from 8192 values, then 2048 a thread: the first extra thread's wake-up is
+// paid once whatever the count, and at 4096 values it cost more than it
+// saved (2-core Zen 4, 2 threads, µs, one thread against two: exp float32
+// 1.06-1.10 / 1.52, tanh bfloat16 1.26 / 1.57, gelu float16 2.04 / 2.66;
+// torch 3.75, 4.10, 2.60), while a 16-core host's calls of 16K values run
+// fastest on 8 threads (docs/performance.md, "Stop 33" and "Stop 54").
 constexpr int64_t kActivationMinChunk = 1 << 13;
 constexpr int64_t kComputedActivationMinChunk = 1 << 11;
+constexpr int64_t kComputedActivationMinParallel = 1 << 13;
 constexpr int64_t kActivationAlign = 64;
 
 HWY_EXPORT(ActivateKernel);
@@ -235,32 +242,43 @@ int64_t MinChunk(Activation act, bool use_table) {
   return act == Activation::kRelu || use_table ? kActivationMinChunk : kComputedActivationMinChunk;
 }
 
+// Fewest values of a call that takes more than one thread (beyond the
+// 2 * MinChunk that ParallelFor asks anyway).
+int64_t MinParallel(Activation act, bool use_table) {
+  return act == Activation::kRelu || use_table ? 0 : kComputedActivationMinParallel;
+}
+
 }  // namespace
 
 void Activate(const UnaryArgs& args, Activation act) {
   const size_t elem = DTypeSizeOf(args.dtype);
   const bool use_table = UseTable(args.dtype, act, /*gated=*/false, args.n);
-  ParallelFor(args.n, MinChunk(act, use_table), kActivationAlign, [&](int64_t begin, int64_t end) {
+  const auto run = [&](int64_t begin, int64_t end) {
     HWY_DYNAMIC_DISPATCH(ActivateKernel)(args.dtype, act,
                                          static_cast<const char*>(args.x) + begin * elem,
                                          static_cast<char*>(args.out) + begin * elem,
                                          static_cast<size_t>(end - begin), use_table);
-  });
+  };
+  ParallelFor(args.n, MinChunk(act, use_table), kActivationAlign, run, MinParallel(act, use_table));
 }
 
 void GatedActivate(const GatedArgs& args, Activation act) {
   const size_t elem = DTypeSizeOf(args.dtype);
   const bool use_table = UseTable(args.dtype, act, /*gated=*/true, args.rows * args.d);
-  // Whole rows per thread; enough rows that each thread gets ~min_chunk outputs.
-  const int64_t min_rows = std::max<int64_t>(1, MinChunk(act, use_table) / std::max<int64_t>(args.d, 1));
-  ParallelFor(args.rows, min_rows, 1, [&](int64_t begin, int64_t end) {
+  // Whole rows per thread; enough rows that each thread gets ~min_chunk
+  // outputs, and enough in all for MinParallel's outputs.
+  const int64_t d = std::max<int64_t>(args.d, 1);
+  const int64_t min_rows = std::max<int64_t>(1, MinChunk(act, use_table) / d);
+  const int64_t min_parallel_rows = (MinParallel(act, use_table) + d - 1) / d;
+  const auto run = [&](int64_t begin, int64_t end) {
     HWY_DYNAMIC_DISPATCH(GatedKernel)(args.dtype, act,
                                       static_cast<const char*>(args.x) + begin * args.x_stride * elem,
                                       static_cast<char*>(args.out) + begin * args.out_stride * elem,
                                       static_cast<size_t>(end - begin), static_cast<size_t>(args.d),
                                       static_cast<size_t>(args.x_stride),
                                       static_cast<size_t>(args.out_stride), use_table);
-  });
+  };
+  ParallelFor(args.rows, min_rows, 1, run, min_parallel_rows);
 }
 
 // Internal knobs for tests and benchmarks (not part of the API): sets the

@@ -19,11 +19,13 @@ int NumThreads();
 // Runs fn(begin, end) over [0, n) split into one contiguous chunk per thread,
 // each at least `min_chunk` items and starting at a multiple of `align` items
 // (keeps SIMD loops and cache lines of different threads apart). Runs on the
-// calling thread alone when n < 2 * min_chunk or one thread is set.
-// fn must not throw.
+// calling thread alone when n < 2 * min_chunk, when n < min_parallel (a call
+// too small to pay for waking any thread, however small the chunks it may
+// then take) or when one thread is set. fn must not throw.
 template <class Fn>
-void ParallelFor(int64_t n, int64_t min_chunk, int64_t align, const Fn& fn) {
-  const int64_t threads = std::min<int64_t>(NumThreads(), n / std::max<int64_t>(min_chunk, 1));
+void ParallelFor(int64_t n, int64_t min_chunk, int64_t align, const Fn& fn, int64_t min_parallel = 0) {
+  const int64_t threads =
+      n < min_parallel ? 1 : std::min<int64_t>(NumThreads(), n / std::max<int64_t>(min_chunk, 1));
   if (threads <= 1) {
     fn(int64_t{0}, n);
     return;
