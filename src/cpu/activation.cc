@@ -237,15 +237,19 @@ bool UseTable(DType dtype, Activation act, bool gated, int64_t n) {
   return n >= (forced >= 0 ? forced : HWY_DYNAMIC_DISPATCH(DefaultTableMinElements)(dtype, act, gated));
 }
 
+// Whether a call computes its values (tens of flops each), rather than
+// taking relu's max or reading a table.
+bool Computes(Activation act, bool use_table) { return act != Activation::kRelu && !use_table; }
+
 // Smallest share of a call's values worth a thread of its own.
 int64_t MinChunk(Activation act, bool use_table) {
-  return act == Activation::kRelu || use_table ? kActivationMinChunk : kComputedActivationMinChunk;
+  return Computes(act, use_table) ? kComputedActivationMinChunk : kActivationMinChunk;
 }
 
 // Fewest values of a call that takes more than one thread (beyond the
 // 2 * MinChunk that ParallelFor asks anyway).
 int64_t MinParallel(Activation act, bool use_table) {
-  return act == Activation::kRelu || use_table ? 0 : kComputedActivationMinParallel;
+  return Computes(act, use_table) ? kComputedActivationMinParallel : 0;
 }
 
 }  // namespace
