@@ -568,6 +568,35 @@ def test_cuda_every_16bit_pattern(dtype, name):
 
 
 @requires_cuda
+@pytest.mark.parametrize("packs_per_thread", [2, 16])
+@pytest.mark.parametrize("offset", [0, 3])
+def test_cuda_bfloat16_gelu_table_every_pattern(offset, packs_per_thread):
+    """Large bfloat16 erf-GELU calls look values up in a table
+    (activation.cu's GeluBf16TableKernel; from 2 and from 16 packs of 8 a
+    resident thread, 2 x 1024 an SM, in two block shapes), with x / 2 below
+    it and the formula beyond. Every bit pattern, in random order, so at
+    every lane of a pack (offset 3: in the head and tail too, x and out in
+    phase), must come out as from one call of the 65536 patterns (the
+    formula)."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    patterns = torch.arange(-(2**15), 2**15, dtype=torch.int32).to(torch.int16).view(torch.bfloat16).cuda()
+    by_pattern = hetkern.gelu(patterns)
+    n = packs_per_thread * 2 * 1024 * sms * 8 + 5
+    g = torch.Generator(device="cuda").manual_seed(offset)
+    index = torch.randint(0, 2**16, (n,), device="cuda", generator=g)
+    index[: 2**16] = torch.arange(2**16, device="cuda")  # each pattern at least once
+    x = torch.empty(n + offset, dtype=torch.bfloat16, device="cuda")[offset:]
+    x.copy_(patterns[index])
+    out = torch.empty(n + offset, dtype=torch.bfloat16, device="cuda")[offset:]
+    assert hetkern.gelu(x, out=out) is out
+    assert_bitwise_equal(out, by_pattern[index])
+    # Lanes taking the formula are rare in real activations; here every pack
+    # of 8 holds one (-inf), next to table and x / 2 lanes.
+    x[: n - n % 8].view(-1, 8)[:, 5] = float("-inf")
+    assert_bitwise_equal(hetkern.gelu(x), by_pattern[x.view(torch.int16).long() + 2**15])
+
+
+@requires_cuda
 @pytest.mark.parametrize("name", list(GATED))
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cuda_gated(dtype, name):

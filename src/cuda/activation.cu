@@ -2,6 +2,7 @@
 // the gated activations (blocks over rows x chunks of packs; see GatedKernel).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "src/core/kernels.h"
 #include "src/cuda/activation.cuh"
@@ -66,9 +67,151 @@ void LaunchGated(const GatedArgs& args, const DeviceScope& scope, const Op& op) 
                   args.x_stride, args.out_stride, op);
 }
 
+// bfloat16 erf-GELU of large calls, from a table in shared memory. The
+// formula (XNormalCdf<true>, ~27 instructions a value with its conversions)
+// kept MapUnary's kernel bound by issue on an H200, whose 4.8 TB/s leave
+// ~30 (64M values: 0.83 of a copy of the same bytes, issue slots 87 % busy;
+// benchmarks/results/h200-2026-12-04-stop55). A bfloat16 input has few
+// values: between |x| = 2^-9 and 16 there are 13 binades of 128 a sign.
+// Each block fills a table of those with the formula's own results (the
+// ActivationOp that MapUnary runs, so the same bits), then looks values up
+// with ~12 integer instructions. Below the table a normal x (exponent field
+// >= 2) gives x / 2 exactly: x Phi(x) - x/2 lies within 0.4 x^2 of 0, less
+// than half a bfloat16 ulp of x/2 while the exponent field is at most 117.
+// The rest (|x| >= 16, zeros and the two lowest binades, inf, NaN) takes the
+// formula, lane by lane: rare in activations. Tested with every bit pattern
+// at every lane against MapUnary's kernel.
+namespace gelu_table {
+constexpr uint32_t kFirst = 118u << 7;     // |x| = 2^-9, the table's first magnitude
+constexpr uint32_t kSide = 13u * 128u;     // entries a sign: |x| < 2^4
+constexpr uint32_t kHalfFirst = 2u << 7;   // x / 2 exact and normal from here
+
+// GELU's bits for x's bits b (b < 2^16): the table's entry (interleaved by
+// sign), or x / 2 below the table. `reach` keeps the largest magnitude
+// - kHalfFirst seen: at kReach or more some lane was outside both ranges.
+constexpr uint32_t kReach = kFirst + kSide - kHalfFirst;
+__device__ __forceinline__ uint32_t Lookup(uint32_t b, const uint16_t* table, uint32_t& reach) {
+  const uint32_t magnitude = b & 0x7fffu;
+  const uint32_t i = magnitude - kFirst;
+  const uint32_t entry = table[2 * min(i, kSide - 1) + (b >> 15)];
+  reach = max(reach, magnitude - kHalfFirst);
+  return i < kSide ? entry : b - 0x80u;
+}
+
+// A block takes kPacks 16-byte packs a thread (one chunk of the call; as
+// many blocks as the call needs) and loads them before filling its table.
+// The two shapes, H200, graph replay, 4 input sets, µs (stop 55, run 2):
+// 1024 threads of 2 packs: 8M values 10.2, 16M 19.3, 64M 70.6, 256M 277;
+// 512 threads of 4 (3 blocks an SM, 40 registers): 10.9, 19.8, 68.9, 264.
+// A resident grid looping over the call was slower at 64M and more (78.3,
+// 289: level with the formula at 64M).
+template <int kThreadsArg, int kBlocksPerSmArg, int kPacksArg>
+struct Shape {
+  static constexpr int kThreads = kThreadsArg, kBlocksPerSm = kBlocksPerSmArg, kPacks = kPacksArg;
+};
+using MidCall = Shape<1024, 2, 2>;
+using LargeCall = Shape<512, 3, 4>;
+// Calls of at least this many 16-byte packs a resident thread of MidCall's
+// take the table (~4.3M values on 132 SMs; at 4M the two were level), and
+// from kLargeCallPacks (~35M values) LargeCall's shape.
+constexpr int64_t kMinPacks = 2, kLargeCallPacks = 16;
+}  // namespace gelu_table
+
+template <class Shape, class Op>
+__global__ void __launch_bounds__(Shape::kThreads, Shape::kBlocksPerSm)
+    GeluBf16TableKernel(const __nv_bfloat16* x, __nv_bfloat16* out, int64_t n, int64_t head, Op op) {
+  namespace gt = gelu_table;
+  using P = Pack<__nv_bfloat16, 8>;
+  using Types = CudaTypes<__nv_bfloat16>;
+  __shared__ alignas(4) uint16_t table[2 * gt::kSide];
+  const auto gelu = [&](__nv_bfloat16 v) {  // one element: a head, a tail, a slow lane
+    uint32_t reach = 0;
+    const uint32_t r = gt::Lookup(__bfloat16_as_ushort(v), table, reach);
+    return reach >= gt::kReach ? Types::Store(op(Types::Load(v)))
+                               : __ushort_as_bfloat16(static_cast<unsigned short>(r));
+  };
+  WaitForPriorGrids();
+  AllowDependentGrids();
+  const int64_t packs = (n - head) / 8;
+  const auto* x_packs = reinterpret_cast<const P*>(x + head);
+  auto* out_packs = reinterpret_cast<P*>(out + head);
+  const int64_t first = int64_t{blockIdx.x} * Shape::kThreads * Shape::kPacks + threadIdx.x;
+  P v[Shape::kPacks];
+#pragma unroll
+  for (int j = 0; j < Shape::kPacks; ++j) {  // in flight while the table fills
+    const int64_t p = first + j * Shape::kThreads;
+    if (p < packs) v[j] = x_packs[p];
+  }
+  // x and -x side by side, in one word: their formulas share |x|'s terms.
+  for (uint32_t i = threadIdx.x; i < gt::kSide; i += Shape::kThreads) {
+    const float positive = __uint_as_float((gt::kFirst + i) << 16);
+    const uint32_t pair = uint32_t{__bfloat16_as_ushort(Types::Store(op(positive)))} |
+                          uint32_t{__bfloat16_as_ushort(Types::Store(op(-positive)))} << 16;
+    memcpy(&table[2 * i], &pair, sizeof pair);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < Shape::kPacks; ++j) {
+    const int64_t p = first + j * Shape::kThreads;
+    if (p >= packs) break;
+    uint32_t words[4];
+    memcpy(words, &v[j], sizeof words);
+    uint32_t reach = 0;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const uint32_t lo = gt::Lookup(words[k] & 0xffffu, table, reach);
+      const uint32_t hi = gt::Lookup(words[k] >> 16, table, reach);
+      words[k] = __byte_perm(lo, hi, 0x5410);
+    }
+    P r;
+    memcpy(&r, words, sizeof r);
+    if (reach >= gt::kReach) {
+#pragma unroll
+      for (int k = 0; k < 8; ++k) r.lane[k] = gelu(v[j].lane[k]);
+    }
+    out_packs[p] = r;
+  }
+  // The head (< 8 elements) and the tail (< 8) go to the first block's threads.
+  if (blockIdx.x == 0) {
+    const int64_t tail = head + packs * 8;
+    if (threadIdx.x < head) out[threadIdx.x] = gelu(x[threadIdx.x]);
+    if (tail + threadIdx.x < n) out[tail + threadIdx.x] = gelu(x[tail + threadIdx.x]);
+  }
+}
+
+// bfloat16 erf-GELU through GeluBf16TableKernel where the call is large
+// enough and x and out share their phase; false leaves the call to MapUnary.
+template <class Op>
+bool LaunchGeluBf16Table(const UnaryArgs& args, const Op& op) {
+  namespace gt = gelu_table;
+  const auto* x = static_cast<const __nv_bfloat16*>(args.x);
+  auto* out = static_cast<__nv_bfloat16*>(args.out);
+  const int64_t head = std::min(CommonHead<8>(x, out), args.n);
+  if (head < 0) return false;
+  DeviceScope scope(args.device);
+  const int64_t resident_threads =
+      int64_t{gt::MidCall::kBlocksPerSm} * gt::MidCall::kThreads * scope.Multiprocessors();
+  const int64_t packs = (args.n - head) / 8;
+  if (packs < gt::kMinPacks * resident_threads) return false;
+  const auto launch = [&](auto shape) {
+    using S = decltype(shape);
+    const int64_t blocks = (packs + S::kThreads * S::kPacks - 1) / (S::kThreads * S::kPacks);
+    if (blocks > INT32_MAX) return false;
+    LaunchDependent(scope, GeluBf16TableKernel<S, Op>, dim3(static_cast<unsigned>(blocks)),
+                    dim3(S::kThreads), x, out, args.n, head, op);
+    CheckLaunch();
+    return true;
+  };
+  return packs < gt::kLargeCallPacks * resident_threads ? launch(gt::MidCall{}) : launch(gt::LargeCall{});
+}
+
 }  // namespace
 
 void Activate(const UnaryArgs& args, Activation act) {
+  if (act == Activation::kGelu && args.dtype == DType::kBFloat16 &&
+      LaunchGeluBf16Table(args, ActivationOp<float, Activation::kGelu, true>{})) {
+    return;
+  }
   VisitActivation(act, [&](auto kind) {
     MapUnary(args, [](auto storage) {
       using T = typename decltype(storage)::type;
