@@ -187,10 +187,12 @@ bool LaunchGeluBf16Table(const UnaryArgs& args, const Op& op) {
   const auto* x = static_cast<const __nv_bfloat16*>(args.x);
   auto* out = static_cast<__nv_bfloat16*>(args.out);
   const int64_t head = std::min(CommonHead<8>(x, out), args.n);
-  if (head < 0) return false;
+  // Smaller than the threshold of a GPU of one SM: no device scope needed to
+  // know (small calls pay for MapUnary's alone).
+  constexpr int64_t kOneSmThreads = int64_t{gt::MidCall::kBlocksPerSm} * gt::MidCall::kThreads;
+  if (head < 0 || args.n < gt::kMinPacks * kOneSmThreads * 8) return false;
   DeviceScope scope(args.device);
-  const int64_t resident_threads =
-      int64_t{gt::MidCall::kBlocksPerSm} * gt::MidCall::kThreads * scope.Multiprocessors();
+  const int64_t resident_threads = kOneSmThreads * scope.Multiprocessors();
   const int64_t packs = (args.n - head) / 8;
   if (packs < gt::kMinPacks * resident_threads) return false;
   const auto launch = [&](auto shape) {
