@@ -16,13 +16,13 @@ meson setup /tmp/b -Dgpu_archs=90 --buildtype=release > "$OUT/build.log" 2>&1 &&
 echo "build rc=$? $(( $(date +%s) - t0 )) s"
 export HETKERN_LIBRARY=/tmp/b/src/libhetkern.so PYTHONPATH=$R/python
 cd /tmp
-timeout 170 python3 -m pytest -q -p no:cacheprovider -n 14 "$R/tests/test_norm.py" "$R/tests/test_norm_quant.py" \
+timeout 150 python3 -m pytest -q -p no:cacheprovider -n 14 "$R/tests/test_norm.py" "$R/tests/test_norm_quant.py" \
   "$R/tests/test_softmax.py" "$R/tests/test_activation.py" "$R/tests/test_large.py" \
   -k "cuda or gelu_table or (test_large and activation)" 2>&1 | tail -4 | tee "$OUT/pytest.txt"
 echo "tests $(( $(date +%s) - t0 )) s"
 timeout 50 python3 "$R/benchmarks/graph_probe.py" --dtype bfloat16 --ops rmsnorm_quant,layernorm,layernorm_quant \
   --shapes 4096x16384 --buffers 4 2>&1 | tee "$OUT/probe.txt"
 echo "probe $(( $(date +%s) - t0 )) s"
-timeout 80 compute-sanitizer --tool memcheck --print-limit 20 python3 -m pytest -q -p no:cacheprovider \
+timeout 60 compute-sanitizer --tool memcheck --print-limit 20 python3 -m pytest -q -p no:cacheprovider \
   "$R/tests/test_norm.py" -k "row_bits and (8192 or 16384)" 2>&1 | tail -3 | tee "$OUT/memcheck.txt"
 echo "done $(( $(date +%s) - t0 )) s"
