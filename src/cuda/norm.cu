@@ -51,9 +51,8 @@ constexpr int kMaxCache = 4;  // packs per thread kept in registers
 // to 65536 / (512 * blocks). Large calls need as many rows in flight per SM as
 // their registers allow. Rows of parameters of x's type: the kernels of one
 // input row (RowRegisters::kOneRow: the RMS norms, layernorm and their fp8
-// forms) take 4, 3 and 3 such blocks at 1, 2 and 4 packs a thread (32, 40 and
-// 40 registers: 16, 6 and 3 rows of 4096, 4096 and 16384 bfloat16 an SM;
-// 16-bit layernorm_quant 2 at 4 packs, 64 registers: kDeviations, below;
+// forms) take 4, 3 and 2 such blocks at 1, 2 and 4 packs a thread (32, 40 and
+// 64 registers: 16, 6 and 2 rows of 4096, 4096 and 16384 bfloat16 an SM;
 // ptxas: no spills but 2-8 bytes in three fp8 layernorms), the fused kernels 2
 // at 1-2 packs (they spill at 40; at 4 packs, at 64). Their parameters are
 // then not kept in registers (ParamCache). H100, bfloat16, graph replay,
@@ -69,19 +68,8 @@ constexpr int kMaxCache = 4;  // packs per thread kept in registers
 // (FlashInfer 452.8), 4096x16384 134.3-135.0 -> 128.2-128.4 (120.5); float32
 // 16384x8192 427.5 -> 413.2 (benchmarks/results/h200-2026-11-28-stop46, run
 // 2). Wider parameters (float32 for 16-bit x): 1.
-// At 4 packs the kernels of one row take 3 blocks (40 registers, no spills)
-// but 16-bit layernorm_quant, which keeps 32 float deviations a thread
-// (kDeviations; 88-164 bytes of spills at 40), and float64 (8-124). H200, graph replay, 4 input
-// sets, µs, 2 blocks -> 3: bfloat16 rmsnorm_quant 4096x16384 62.0 -> 59.0,
-// 16384x16384 222.2 -> 216.4, layernorm 4096x16384 70.3 -> 68.8 (0.92 -> 0.94
-// of a copy), 16384x16384 266-272 -> 256.6, rmsnorm 67.5 -> 66.5; float32
-// x 8192: rmsnorm_quant 4096 rows 48.4 -> 46.5, 16384 rows 171.5 -> 161.6,
-// layernorm_quant 53.1 -> 51.1, 189.6 -> 178.6, layernorm 67.7 -> 66.7;
-// bfloat16 layernorm_quant 71.4 -> 129.7 (the spills)
-// (benchmarks/results/h200-2026-12-04-stop56, run 2).
 enum class RowRegisters {
   kOneRow,      // x's packs: the RMS norms, layernorm and their fp8 forms
-  kDeviations,  // x's values as float deviations: layernorm_quant of 16-bit x
   kFused,       // x's and residual's, then the sum's: fused_add_rmsnorm (and Gemma's)
   kFusedQuant,  // x's and residual's until the output: fused_add_rmsnorm_quant
 };
@@ -89,10 +77,7 @@ template <int kCache, class T, class W, RowRegisters kRegisters>
 constexpr int RowBlocksPerSm() {
   if (!std::is_same_v<T, W>) return 1;
   switch (kRegisters) {
-    case RowRegisters::kOneRow:
-      if (kCache == 4 && sizeof(T) <= 4) return 3;
-      [[fallthrough]];
-    case RowRegisters::kDeviations:  // 8 packs: split whole-SM rows (kSplitWholeSmRows)
+    case RowRegisters::kOneRow:  // 8 packs: split whole-SM rows (kSplitWholeSmRows)
       return kCache == 1 ? 4 : kCache == 2 ? 3 : kCache == 4 || kCache == 8 ? 2 : 1;
     case RowRegisters::kFused: return kCache == 1 || kCache == 2 ? 2 : 1;
     case RowRegisters::kFusedQuant:  // float64 spills at 4 packs
@@ -105,10 +90,6 @@ template <bool kFusedAdd, class O>
 constexpr RowRegisters kRMSNormRegisters = !kFusedAdd                     ? RowRegisters::kOneRow
                                            : std::is_same_v<O, uint8_t> ? RowRegisters::kFusedQuant
                                                                         : RowRegisters::kFused;
-// LayerNormKernel's case: 16-bit layernorm_quant keeps float deviations.
-template <class T, class O>
-constexpr RowRegisters kLayerNormRegisters =
-    std::is_same_v<O, uint8_t> && sizeof(T) == 2 ? RowRegisters::kDeviations : RowRegisters::kOneRow;
 constexpr int kMinBlockThreads = 128;  // short rows: several rows per block
 
 // Typed pointers of one launch: x, residual of storage type T; weight and
@@ -764,7 +745,7 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
 template <class T, class W, int kLanes, int kCache, class O, RowGrid kGrid, int kSplit = 1,
           bool kStaged = false>
 __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
-                                  GridBlocksPerSm<kCache, T, W, kGrid, kLayerNormRegisters<T, O>>())
+                                  GridBlocksPerSm<kCache, T, W, kGrid, RowRegisters::kOneRow>())
     LayerNormKernel(Rows<T, W, O> a) {
   using Types = CudaTypes<T>;
   using C = typename Types::Compute;
@@ -797,14 +778,14 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
   const RowQuantScale<C, kGrid> quant_scale(Rows<T, W, O>::kQuant ? *a.scale : 1.f);
   const int64_t packs = a.hidden / kLanes;
   constexpr int kParamCache =
-      ParamCache<kCache, kGrid, GridBlocksPerSm<kCache, T, W, kGrid, kLayerNormRegisters<T, O>>()>();
+      ParamCache<kCache, kGrid, GridBlocksPerSm<kCache, T, W, kGrid, RowRegisters::kOneRow>()>();
   ParamPacks<kParamCache, PW, kDecode> weight(a.weight), bias(a.bias);
   if constexpr (!kDecode) {  // decode calls: after the row's loads
     weight.Load(packs);
     bias.Load(packs);
   }
   if constexpr (kGrid != RowGrid::kOneBlockPerSm && kCache > 0 && !kStaged) {
-    PrefetchNextRows<GridBlocksPerSm<kCache, T, W, kGrid, kLayerNormRegisters<T, O>>()>(
+    PrefetchNextRows<GridBlocksPerSm<kCache, T, W, kGrid, RowRegisters::kOneRow>()>(
         a.x, a.x_stride, a.rows, a.hidden);
   }
   // kStaged (kStagedRows: a grid of the blocks the SMs hold at once, each
@@ -1199,7 +1180,7 @@ void LayerNorm(const NormArgs& args) {
           constexpr RowGrid kGrid = decltype(row_grid)::value;
           if constexpr (kStagedRows<T, W, O, kCache, kGrid>) {
             if (block.y == 1 && args.hidden / kLanes <= int64_t{kCache - 1} * block.x) {
-              constexpr int kBlocksPerSm = GridBlocksPerSm<kCache, T, W, kGrid, kLayerNormRegisters<T, O>>();
+              constexpr int kBlocksPerSm = GridBlocksPerSm<kCache, T, W, kGrid, RowRegisters::kOneRow>();
               const dim3 resident(static_cast<unsigned>(
                   std::min<int64_t>(args.rows, int64_t{kBlocksPerSm} * scope.Multiprocessors())));
               return LaunchDependent(scope, LayerNormKernel<T, W, kLanes, kCache, O, kGrid, 1, true>,

@@ -134,17 +134,6 @@ __device__ __forceinline__ C NegInf() {
   return -static_cast<C>(INFINITY);
 }
 
-// Whether an entry is one of log_softmax's ones (ExpSum), from t = v - shift,
-// which the row kernels compute for its exp anyway; shift is the row's max
-// but for a row of -inf only (0 there). t == 0 exactly where v - max == 0:
-// both are NaN for v == max == +-inf (such terms stay in rest), and neither
-// is 0 in a row of -inf only. One subtraction a value fewer than testing
-// v - max.
-template <class C>
-__device__ __forceinline__ bool IsRowMax(C t) {
-  return t == C(0);
-}
-
 // Running max over 16-byte packs: 16-bit values two at a time in their own
 // type (__hmax2, exact, NaN ignored as by fmax: one instruction per pair
 // instead of a conversion and a max per value), other types in C.
@@ -300,22 +289,9 @@ constexpr int RowBlockThreads() {
 // that four or two rows are in flight per SM (the compiler would otherwise
 // keep a long row's converted values: 123 registers for 4 bfloat16 packs of
 // softmax).
-// 16-bit log_softmax rows of up to 16 values a thread in blocks of up to 256
-// threads are held to 40, so that six such blocks (twelve of 128 threads)
-// are resident instead of four (nine): unbounded, ptxas took 55 registers to
-// overlap a thread's 16 exps, and the rows waited on memory. No spills at 40
-// (32 values a thread spill 64 bytes there). H200, bfloat16, graph replay, 4
-// input sets, µs, 55 -> 40 registers (the kernel before t == 0 marked the
-// ones, IsRowMax: 48): 16384x4096 84.8 -> 71.5 (77.2; a copy 64.5),
-// 16384x1024 19.3 -> 18.3 (18.8). Rows of 512 threads x 4 packs lost at 40
-// (16384x16384 285.5 -> 340.1) and keep 64
-// (benchmarks/results/h200-2026-12-04-stop56, run 1).
-template <class T, int kGroup, int kThreadValues, bool kLog>
+template <int kGroup>
 constexpr int kMinRowBlocksPerSM =
-    kLog && sizeof(T) == 2 && kThreadValues <= 16 && RowBlockThreads<kGroup>() <= 256
-        ? 65536 / (40 * RowBlockThreads<kGroup>())
-    : RowBlockThreads<kGroup>() >= 256 ? 1024 / RowBlockThreads<kGroup>()
-                                       : 1;
+    RowBlockThreads<kGroup>() >= 256 ? 1024 / RowBlockThreads<kGroup>() : 1;
 
 // op over the kGroup threads of a row (consecutive threads of the block),
 // for each of the N values of v at once (one set of barriers): an xor
@@ -360,8 +336,7 @@ __device__ __forceinline__ void GroupReduce(C (&v)[N], C* shared, Op op) {
 // types, so nothing else is done per element. cols <= kGroup * kPacks * kVec
 // and, for kVec > 1, x and out 16-byte aligned with cols % kVec == 0.
 template <class T, int kVec, int kGroup, int kPacks, bool kLog>
-__global__ void __launch_bounds__(RowBlockThreads<kGroup>(),
-                                  kMinRowBlocksPerSM<T, kGroup, kPacks * kVec, kLog>)
+__global__ void __launch_bounds__(RowBlockThreads<kGroup>(), kMinRowBlocksPerSM<kGroup>)
     RegisterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
                        int64_t out_stride) {
   WaitForPriorGrids();
@@ -413,12 +388,11 @@ __global__ void __launch_bounds__(RowBlockThreads<kGroup>(),
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
           const C v = LoadLane(cache[s], k);
-          const C t = v - shift;
-          const C e = kLog ? RowExp<T>::Plain(t) : term(v);
+          const C e = kLog ? RowExp<T>::Plain(v - shift) : term(v);
           if constexpr (kKeepExps) exps[s][k] = e;
-          // log_softmax needs the sum as ones + rest (see ExpSum); the ones
-          // are the entries with t == 0 (IsRowMax).
-          if (kLog && IsRowMax(t)) {
+          // log_softmax needs the sum as ones + rest (see ExpSum); v - max is
+          // NaN, not 0, for v == max == +-inf: such terms stay in rest.
+          if (kLog && v - max == C(0)) {
             pack_sum.ones += C(1);
           } else {
             pack_sum.rest += e;
@@ -623,11 +597,10 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
           const C v = LoadLane(pack, k);
-          const C t = v - shift;
-          if (kLog && IsRowMax(t)) {
+          if (kLog && v - max == C(0)) {
             pack_sum.ones += C(1);
           } else {
-            pack_sum.rest += kLog ? RowExp<T>::Plain(t) : term(v);
+            pack_sum.rest += kLog ? RowExp<T>::Plain(v - shift) : term(v);
           }
         }
         sum = sum + pack_sum;
@@ -936,9 +909,8 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
           // float32: 1x128256 8.13 -> 7.63 us, 1x151936 11.34 -> 10.35; but
           // 32x128256 19.73 -> 24.62, its 128 registers leaving room for one
           // 512-thread block an SM instead of two).
-          const C t = v - shift;
-          const C term = RowExp<T>::Plain(t);
-          const bool is_max = IsRowMax(t);
+          const C term = RowExp<T>::Plain(v - shift);
+          const bool is_max = v - max == C(0);  // NaN, not 0, for v == max == +-inf
           pack_sum.ones += is_max ? C(1) : C(0);
           pack_sum.rest += is_max ? C(0) : term;
         } else {
