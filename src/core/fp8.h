@@ -1,8 +1,9 @@
 // float32 -> float8_e4m3fn, bit-equal to torch's `.to(torch.float8_e4m3fn)`
 // (c10::Float8_e4m3fn(float)): round to nearest even, subnormals included,
 // NaN -> 0x7f with the input's sign. Shared by the CUDA kernels and the
-// scalar checks; the Highway kernels vectorise the same steps
-// (src/cpu/fp8-inl.h). The quant norms clamp to +-448 (the largest finite
+// scalar checks; the Highway kernels get the same bits another way
+// (src/cpu/fp8-inl.h, checked against this on every float32 by
+// tools/check-fp8-cpu.cc). The quant norms clamp to +-448 (the largest finite
 // e4m3fn) first, so what the conversion does past 448 never matters there.
 #pragma once
 

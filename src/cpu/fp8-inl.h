@@ -1,6 +1,7 @@
-// float8_e4m3fn output of the quant norms on every Highway target: clamp to
-// +-448 (NaN passes) and the float32 -> e4m3fn steps of src/core/fp8.h in
-// vector form, bit-equal to torch's `.to(torch.float8_e4m3fn)`
+// float8_e4m3fn output of the quant norms on every Highway target: the
+// division by the scale, then clamp to +-448 (NaN passes) and the float32 ->
+// e4m3fn conversion of src/core/fp8.h in vector form, bit-equal to torch's
+// `.to(torch.float8_e4m3fn)`
 // (tests/test_norm_quant.py proves it near every e4m3 boundary, on every
 // target this CPU runs).
 
@@ -24,57 +25,86 @@ namespace cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// v clamped to [-448, 448]; NaN stays NaN (comparisons with NaN are false,
-// whereas Min/Max would pick an operand, differently per target).
-template <class D>
-HWY_INLINE hn::Vec<D> ClampToE4M3Range(D d, hn::Vec<D> v) {
-  const auto max = hn::Set(d, static_cast<hn::TFromD<D>>(kE4M3Max));
-  v = hn::IfThenElse(hn::Gt(v, max), max, v);
-  return hn::IfThenElse(hn::Lt(v, hn::Neg(max)), hn::Neg(max), v);
-}
-
-// float32 lanes -> e4m3fn bits in the low byte of each uint32 lane: the
-// steps of F32ToE4M3Bits, all three computed and selected per lane.
+// float32 lanes -> e4m3fn(clamp(v, -448, 448)) in the low byte of each
+// uint32 lane (the bytes above it are not zero): F32ToE4M3Bits's result in
+// 12 vector operations instead of its three computed paths (22), the float
+// adder doing the rounding for normals and subnormals alike.
+//  - The clamp is an unsigned min on |v|'s bits: +-inf becomes +-448, and
+//    NaN, which the min would also turn into 448, takes 0x7f afterwards.
+//  - For |v| = a with exponent e, the e4m3 step is 2^(max(e, -6) - 3), so
+//    adding magic = 2^(max(e, -6) + 20) (whose ulp is that step) rounds a to
+//    the e4m3 grid by the FPU's round-to-nearest-even, carries included, and
+//    leaves the step count k <= 16 in the sum's low mantissa bits: the sum's
+//    bits are (max(e, -6) + 147) << 23 | k.
+//  - The code is k + 8 (max(e, -6) + 6). The sum plus the sum shifted right
+//    by 20 is, in its low byte, c + k + 8 (max(e, -6) + 147), where c is a
+//    count of ulps added to magic (c + k < 2^20 keeps them below the
+//    exponent, and ulps of the grid round a no differently); c = 152 makes
+//    it the code modulo 256.
+// tools/check-fp8-cpu.cc compares it with F32ToE4M3Bits on all 2^32 float32
+// bit patterns; the tests do so near every e4m3 boundary on every target.
 template <class DF>
 HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> F32ToE4M3Lanes(DF df, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
   const auto bits = hn::BitCast(du, v);
-  const auto sign = hn::And(bits, hn::Set(du, 0x80000000u));
-  const auto abs = hn::Xor(bits, sign);
-  const auto magic = hn::Set(du, kE4M3DenormMagic);
-  const auto subnormal =
-      hn::Sub(hn::BitCast(du, hn::Add(hn::BitCast(df, abs), hn::BitCast(df, magic))), magic);
-  const auto mantissa_odd = hn::And(hn::ShiftRight<20>(abs), hn::Set(du, 1u));
-  const auto normal =
-      hn::ShiftRight<20>(hn::Add(hn::Add(abs, hn::Set(du, kE4M3RebiasRound)), mantissa_odd));
-  // abs < 2^31, so signed comparisons of the bit patterns order them.
-  const hn::RebindToSigned<DF> di;
-  const auto abs_i = hn::BitCast(di, abs);
-  auto result = hn::IfThenElse(
-      hn::RebindMask(du, hn::Lt(abs_i, hn::Set(di, static_cast<int32_t>(kE4M3MinNormal)))),
-      subnormal, normal);
-  result = hn::IfThenElse(
-      hn::RebindMask(du, hn::Ge(abs_i, hn::Set(di, static_cast<int32_t>(kE4M3NanThreshold)))),
-      hn::Set(du, 0x7fu), result);
-  return hn::Or(result, hn::ShiftRight<24>(sign));
+  const auto abs = hn::And(bits, hn::Set(du, 0x7fffffffu));
+  const auto clamped = hn::Min(abs, hn::Set(du, hwy::BitCastScalar<uint32_t>(kE4M3Max)));
+  const auto exponent = hn::Max(hn::And(clamped, hn::Set(du, 0x7f800000u)), hn::Set(du, kE4M3MinNormal));
+  const auto magic = hn::Add(exponent, hn::Set(du, (20u << 23) + 152u));
+  const auto sum = hn::BitCast(du, hn::Add(hn::BitCast(df, clamped), hn::BitCast(df, magic)));
+  auto code = hn::Add(sum, hn::ShiftRight<20>(sum));
+  code = hn::IfThenElse(hn::Gt(abs, hn::Set(du, 0x7f800000u)), hn::Set(du, 0x7fu), code);  // NaN
+  return hn::BitwiseIfThenElse(hn::Set(du, 0x80u), hn::ShiftRight<24>(bits), code);  // sign
 }
 
 // Stores e4m3fn(clamp(v)) for the Lanes(d) values of v (float32, or float64
-// rounded to float32 first, as torch converts float64 through float).
+// rounded to float32 first, as torch converts float64 through float; the
+// clamp commutes with that rounding, 448 being a float).
 template <class D>
 HWY_INLINE void StoreE4M3(D d, hn::Vec<D> v, uint8_t* HWY_RESTRICT out) {
-  const auto clamped = ClampToE4M3Range(d, v);
+  const hn::Rebind<uint8_t, D> d8;
   if constexpr (hwy::IsSame<hn::TFromD<D>, double>()) {
     const hn::Rebind<float, D> df;
-    const auto bits = F32ToE4M3Lanes(df, hn::DemoteTo(df, clamped));
-    const hn::Rebind<uint8_t, D> d8;
-    hn::StoreU(hn::TruncateTo(d8, bits), d8, out);
+    hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes(df, hn::DemoteTo(df, v))), d8, out);
   } else {
-    const auto bits = F32ToE4M3Lanes(d, clamped);
-    const hn::Rebind<uint8_t, D> d8;
-    hn::StoreU(hn::TruncateTo(d8, bits), d8, out);
+    hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes(d, v)), d8, out);
   }
 }
+
+// y / scale for the quant ops, the correctly rounded quotient (torch's
+// `y / scale`), by the argument of src/cuda/quant_scale.cuh: on targets with
+// a fused multiply-add and for scale in [2^-64, 2^64], q0 = RN(y r) with
+// r = RN(1 / scale), the exact remainder, and one Markstein correction, the
+// step tools/check-quant-division.cu proves exact for every pair of
+// significands. The remainder is taken negated (q0 scale - y), so that an
+// exact zero, +0, enters the correction as -0 * r = -0, which leaves q0's
+// bits alone (-0 + -0 = -0) where CUDA rounds it toward -inf. |q0| >= 1024,
+// inf and NaN keep q0 (the clamp decides those). A division otherwise:
+// float64, other scales, and targets whose MulAdd is not fused. A vector
+// division is the slowest step of the quant ops' write pass (AVX3_SPR:
+// 0.28 -> 0.23 ns a value with the conversion above).
+template <class C>
+struct QuantDivisor {
+  C scale;
+  C reciprocal;
+  bool by_reciprocal;
+
+  explicit QuantDivisor(C s)
+      : scale(s),
+        reciprocal(C(1) / s),
+        by_reciprocal(HWY_NATIVE_FMA && hwy::IsSame<C, float>() && s >= C(0x1p-64) &&
+                      s <= C(0x1p64)) {}
+
+  template <class D>
+  HWY_INLINE hn::Vec<D> Divide(D d, hn::Vec<D> y) const {
+    if (!by_reciprocal) return hn::Div(y, hn::Set(d, scale));
+    const auto r = hn::Set(d, reciprocal);
+    const auto q0 = hn::Mul(y, r);
+    const auto negated_remainder = hn::MulSub(q0, hn::Set(d, scale), y);
+    const auto q = hn::NegMulAdd(negated_remainder, r, q0);
+    return hn::IfThenElse(hn::Lt(hn::Abs(q0), hn::Set(d, C(1024))), q, q0);
+  }
+};
 
 }  // namespace HWY_NAMESPACE
 }  // namespace cpu

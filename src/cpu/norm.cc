@@ -151,10 +151,10 @@ template <class C>
 struct QuantRow {
   static constexpr bool kQuant = true;
   uint8_t* data;
-  C scale;
+  QuantDivisor<C> divisor;
   template <class D>
   HWY_INLINE void operator()(D d, size_t i, hn::Vec<D> y) const {
-    StoreE4M3(d, hn::Div(y, hn::Set(d, scale)), data + i);
+    StoreE4M3(d, divisor.Divide(d, y), data + i);
   }
 };
 
@@ -354,7 +354,7 @@ HWY_INLINE void WithRowOutput(const NormArgs& a, int64_t r, Fn&& fn) {
   if constexpr (!kGemma) {
     if (a.scale != nullptr) {
       return fn(QuantRow<C>{static_cast<uint8_t*>(a.out) + r * a.out_stride,
-                            static_cast<C>(*a.scale)});
+                            QuantDivisor<C>(static_cast<C>(*a.scale))});
     }
   }
   fn(StoreRow<T>{static_cast<T*>(a.out) + r * a.out_stride});
@@ -402,11 +402,12 @@ void FusedAddRMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
     const size_t h = static_cast<size_t>(a.hidden);
     const auto* w = static_cast<const W*>(a.weight);
     if (a.scale != nullptr) {
-      const QuantRow<C> out{static_cast<uint8_t*>(a.out), static_cast<C>(*a.scale)};
+      const QuantDivisor<C> divisor(static_cast<C>(*a.scale));
       for (int64_t r = begin; r < end; ++r) {
         FusedAddRMSNormQuantRow(static_cast<const T*>(a.x) + r * a.x_stride,
                                 static_cast<T*>(a.residual) + r * a.residual_stride, w,
-                                QuantRow<C>{out.data + r * a.out_stride, out.scale}, h, a.eps);
+                                QuantRow<C>{static_cast<uint8_t*>(a.out) + r * a.out_stride, divisor},
+                                h, a.eps);
       }
       return;
     }
