@@ -4,12 +4,13 @@
 // Highway target the compiler builds for:
 //  1. F32ToE4M3Lanes against F32ToE4M3Bits(clamp(v)) (src/core/fp8.h) for
 //     all 2^32 float32 bit patterns;
-//  2. QuantDivisor<float>::Divide against a division for every significand
+//  2. QuantDivisor<float>'s quotient and output stage against a division
+//     and F32ToE4M3Bits for every significand
 //     of y in [1, 4) (2^24, both quotient binades) with each of 192 scale
 //     significands (every 2^17-th, the ends of [1, 2) and 128 random ones),
 //     the scale at 2^-64, 1 and 2^64 and y at the same binade and 2^11
-//     below it: bit for bit where the correction step is taken and exact
-//     (2^-11 <= |quotient| < 1024), the same e4m3 byte elsewhere; then
+//     below it: the quotient bit for bit where the step is exact
+//     (2^-11 <= |quotient| < 1024), the e4m3 byte everywhere; then
 //     random y over the whole exponent range (zeros, subnormals, inf, NaN
 //     included) and random scales, the same e4m3 byte.
 //     tools/check-quant-division.cu tries every pair of significands of the
@@ -45,13 +46,17 @@ void Quantize(const float* in, uint8_t* out, size_t n, const cpu::QuantDivisor<f
   const hn::ScalableTag<float> d;
   for (size_t i = 0; i < n; i += hn::Lanes(d)) {
     const auto v = hn::LoadU(d, in + i);
-    cpu::StoreE4M3(d, divisor ? divisor->Divide(d, v) : v, out + i);
+    if (divisor) {
+      divisor->Store(d, v, out + i);
+    } else {
+      cpu::StoreE4M3(d, v, out + i);
+    }
   }
 }
 
 void Divide(const float* in, float* out, size_t n, const cpu::QuantDivisor<float>& divisor) {
   const hn::ScalableTag<float> d;
-  for (size_t i = 0; i < n; i += hn::Lanes(d)) hn::StoreU(divisor.Divide(d, hn::LoadU(d, in + i)), d, out + i);
+  for (size_t i = 0; i < n; i += hn::Lanes(d)) hn::StoreU(divisor.Quotient(d, hn::LoadU(d, in + i)), d, out + i);
 }
 
 float FromBits(uint32_t bits) {
@@ -101,12 +106,14 @@ int main() {
           in[i] = FromBits((static_cast<uint32_t>(127 + y_exponent) << 23) + base + static_cast<uint32_t>(i));
         }
         Divide(in.data(), quotient.data(), kChunk, divisor);
+        Quantize(in.data(), got.data(), kChunk, &divisor);
         for (size_t i = 0; i < kChunk; ++i) {
           const float want = in[i] / scale;
           const bool exact = std::fabs(want) >= 0x1p-11f && std::fabs(want) < 1024.f;
-          const bool same = exact ? Bits(quotient[i]) == Bits(want) : ClampedE4M3(quotient[i]) == ClampedE4M3(want);
+          const bool same = got[i] == ClampedE4M3(want) && (!exact || Bits(quotient[i]) == Bits(want));
           if (!same && division_mismatches++ < 5) {
-            printf("  %08x / %08x: %08x, expected %08x\n", Bits(in[i]), Bits(scale), Bits(quotient[i]), Bits(want));
+            printf("  %08x / %08x: %08x (e4m3 %02x), expected %08x (%02x)\n", Bits(in[i]), Bits(scale),
+                   Bits(quotient[i]), got[i], Bits(want), ClampedE4M3(want));
           }
         }
         divisions += kChunk;

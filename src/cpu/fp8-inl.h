@@ -28,9 +28,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 // float32 lanes -> e4m3fn(clamp(v, -448, 448)) in the low byte of each
 // uint32 lane (the bytes above it are not zero): F32ToE4M3Bits's result in
 // 12 vector operations instead of its three computed paths (22), the float
-// adder doing the rounding for normals and subnormals alike.
-//  - The clamp is an unsigned min on |v|'s bits: +-inf becomes +-448, and
-//    NaN, which the min would also turn into 448, takes 0x7f afterwards.
+// adder doing the rounding for normals and subnormals alike. The magnitude
+// comes from v, the sign and NaN-ness from `sign_of` (v itself, or the
+// dividend of QuantDivisor's quotient).
+//  - The clamp is an unsigned min on |v|'s bits: inf and NaN become 448;
+//    NaN sign_of lanes then take 0x7f.
 //  - For |v| = a with exponent e, the e4m3 step is 2^(max(e, -6) - 3), so
 //    adding magic = 2^(max(e, -6) + 20) (whose ulp is that step) rounds a to
 //    the e4m3 grid by the FPU's round-to-nearest-even, carries included, and
@@ -44,17 +46,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 // tools/check-fp8-cpu.cc compares it with F32ToE4M3Bits on all 2^32 float32
 // bit patterns; the tests do so near every e4m3 boundary on every target.
 template <class DF>
-HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> F32ToE4M3Lanes(DF df, hn::Vec<DF> v) {
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> F32ToE4M3Lanes(DF df, hn::Vec<DF> v, hn::Vec<DF> sign_of) {
   const hn::RebindToUnsigned<DF> du;
-  const auto bits = hn::BitCast(du, v);
-  const auto abs = hn::And(bits, hn::Set(du, 0x7fffffffu));
+  const auto abs = hn::And(hn::BitCast(du, v), hn::Set(du, 0x7fffffffu));
   const auto clamped = hn::Min(abs, hn::Set(du, hwy::BitCastScalar<uint32_t>(kE4M3Max)));
   const auto exponent = hn::Max(hn::And(clamped, hn::Set(du, 0x7f800000u)), hn::Set(du, kE4M3MinNormal));
   const auto magic = hn::Add(exponent, hn::Set(du, (20u << 23) + 152u));
   const auto sum = hn::BitCast(du, hn::Add(hn::BitCast(df, clamped), hn::BitCast(df, magic)));
   auto code = hn::Add(sum, hn::ShiftRight<20>(sum));
-  code = hn::IfThenElse(hn::Gt(abs, hn::Set(du, 0x7f800000u)), hn::Set(du, 0x7fu), code);  // NaN
-  return hn::BitwiseIfThenElse(hn::Set(du, 0x80u), hn::ShiftRight<24>(bits), code);  // sign
+  code = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(sign_of)), hn::Set(du, 0x7fu), code);
+  return hn::BitwiseIfThenElse(hn::Set(du, 0x80u), hn::ShiftRight<24>(hn::BitCast(du, sign_of)), code);
 }
 
 // Stores e4m3fn(clamp(v)) for the Lanes(d) values of v (float32, or float64
@@ -65,44 +66,64 @@ HWY_INLINE void StoreE4M3(D d, hn::Vec<D> v, uint8_t* HWY_RESTRICT out) {
   const hn::Rebind<uint8_t, D> d8;
   if constexpr (hwy::IsSame<hn::TFromD<D>, double>()) {
     const hn::Rebind<float, D> df;
-    hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes(df, hn::DemoteTo(df, v))), d8, out);
+    const auto narrowed = hn::DemoteTo(df, v);
+    hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes(df, narrowed, narrowed)), d8, out);
   } else {
-    hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes(d, v)), d8, out);
+    hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes(d, v, v)), d8, out);
   }
 }
 
-// y / scale for the quant ops, the correctly rounded quotient (torch's
-// `y / scale`), by the argument of src/cuda/quant_scale.cuh: on targets with
-// a fused multiply-add and for scale in [2^-64, 2^64], q0 = RN(y r) with
-// r = RN(1 / scale), the exact remainder, and one Markstein correction, the
-// step tools/check-quant-division.cu proves exact for every pair of
-// significands. The remainder is taken negated (q0 scale - y), so that an
-// exact zero, +0, enters the correction as -0 * r = -0, which leaves q0's
-// bits alone (-0 + -0 = -0) where CUDA rounds it toward -inf. |q0| >= 1024,
-// inf and NaN keep q0 (the clamp decides those). A division otherwise:
-// float64, other scales, and targets whose MulAdd is not fused. A vector
-// division is the slowest step of the quant ops' write pass (AVX3_SPR:
-// 0.28 -> 0.23 ns a value with the conversion above).
+// The quant ops' output stage: e4m3fn(clamp(y / scale)) with y / scale the
+// correctly rounded quotient (torch's `y / scale`). On targets with a fused
+// multiply-add and for scale in [2^-64, 2^64], by the argument of
+// src/cuda/quant_scale.cuh: q0 = RN(y r) with r = RN(1 / scale), the exact
+// remainder, and one Markstein correction, the step that
+// tools/check-quant-division.cu proves exact for every pair of significands
+// (where 2^-11 <= |y / scale| < 1024; smaller quotients stay below half the
+// smallest e4m3 subnormal, larger ones clamp). A vector division is the
+// slowest step of the write pass otherwise (AVX3_SPR, with the conversion
+// above: 0.28 -> 0.23 ns a value). Where q0 overflows (and for y = +-inf)
+// the step gives NaN, which the conversion's clamp turns into 448: its sign
+// and NaN-ness are y's, the quotient's for a positive scale. The remainder
+// is taken negated (q0 scale - y), so that an exact zero, +0, enters the
+// correction as -0 * r = -0, which leaves q0's bits alone (-0 + -0 = -0),
+// where CUDA rounds it toward -inf. A division for the rest: float64, other
+// scales, and targets whose MulAdd is not fused.
 template <class C>
 struct QuantDivisor {
+  static constexpr bool kMayMultiply = HWY_NATIVE_FMA && hwy::IsSame<C, float>();
   C scale;
   C reciprocal;
   bool by_reciprocal;
 
   explicit QuantDivisor(C s)
-      : scale(s),
-        reciprocal(C(1) / s),
-        by_reciprocal(HWY_NATIVE_FMA && hwy::IsSame<C, float>() && s >= C(0x1p-64) &&
-                      s <= C(0x1p64)) {}
+      : scale(s), reciprocal(C(1) / s), by_reciprocal(kMayMultiply && s >= C(0x1p-64) && s <= C(0x1p64)) {}
+
+  // y / scale, the correctly rounded quotient where 2^-11 <= |y / scale| <
+  // 1024 (elsewhere, the value the output stage clamps and rounds).
+  template <class D>
+  HWY_INLINE hn::Vec<D> Quotient(D d, hn::Vec<D> y) const {
+    if constexpr (kMayMultiply) {
+      if (by_reciprocal) {
+        const auto r = hn::Set(d, reciprocal);
+        const auto q0 = hn::Mul(y, r);
+        const auto negated_remainder = hn::MulSub(q0, hn::Set(d, scale), y);
+        return hn::NegMulAdd(negated_remainder, r, q0);
+      }
+    }
+    return hn::Div(y, hn::Set(d, scale));
+  }
 
   template <class D>
-  HWY_INLINE hn::Vec<D> Divide(D d, hn::Vec<D> y) const {
-    if (!by_reciprocal) return hn::Div(y, hn::Set(d, scale));
-    const auto r = hn::Set(d, reciprocal);
-    const auto q0 = hn::Mul(y, r);
-    const auto negated_remainder = hn::MulSub(q0, hn::Set(d, scale), y);
-    const auto q = hn::NegMulAdd(negated_remainder, r, q0);
-    return hn::IfThenElse(hn::Lt(hn::Abs(q0), hn::Set(d, C(1024))), q, q0);
+  HWY_INLINE void Store(D d, hn::Vec<D> y, uint8_t* HWY_RESTRICT out) const {
+    if constexpr (kMayMultiply) {
+      if (by_reciprocal) {
+        const hn::Rebind<uint8_t, D> d8;
+        hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes(d, Quotient(d, y), y)), d8, out);
+        return;
+      }
+    }
+    StoreE4M3(d, Quotient(d, y), out);
   }
 };
 

@@ -154,7 +154,7 @@ struct QuantRow {
   QuantDivisor<C> divisor;
   template <class D>
   HWY_INLINE void operator()(D d, size_t i, hn::Vec<D> y) const {
-    StoreE4M3(d, divisor.Divide(d, y), data + i);
+    divisor.Store(d, y, data + i);
   }
 };
 
