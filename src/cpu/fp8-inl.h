@@ -88,10 +88,12 @@ HWY_INLINE void StoreE4M3(D d, hn::Vec<D> v, uint8_t* HWY_RESTRICT out) {
 // is taken negated (q0 scale - y), so that an exact zero, +0, enters the
 // correction as -0 * r = -0, which leaves q0's bits alone (-0 + -0 = -0),
 // where CUDA rounds it toward -inf. A division for the rest: float64, other
-// scales, and targets whose MulAdd is not fused.
+// scales, targets whose MulAdd is not fused, and AVX3_ZEN4, whose division
+// measured faster than the step (stop 34, docs/performance.md).
 template <class C>
 struct QuantDivisor {
-  static constexpr bool kMayMultiply = HWY_NATIVE_FMA && hwy::IsSame<C, float>();
+  static constexpr bool kMayMultiply =
+      HWY_NATIVE_FMA && HWY_TARGET != HWY_AVX3_ZEN4 && hwy::IsSame<C, float>();
   C scale;
   C reciprocal;
   bool by_reciprocal;
