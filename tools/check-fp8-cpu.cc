@@ -5,14 +5,13 @@
 //  1. F32ToE4M3Lanes against F32ToE4M3Bits(clamp(v)) (src/core/fp8.h) for
 //     all 2^32 float32 bit patterns;
 //  2. QuantDivisor<float>'s quotient and output stage against a division
-//     and F32ToE4M3Bits for every significand
-//     of y in [1, 4) (2^24, both quotient binades) with each of 192 scale
-//     significands (every 2^17-th, the ends of [1, 2) and 128 random ones),
-//     the scale at 2^-64, 1 and 2^64 and y at the same binade and 2^11
-//     below it: the quotient bit for bit where the step is exact
-//     (2^-11 <= |quotient| < 1024), the e4m3 byte everywhere; then
-//     random y over the whole exponent range (zeros, subnormals, inf, NaN
-//     included) and random scales, the same e4m3 byte.
+//     and F32ToE4M3Bits for every significand of y in [1, 4) (2^24, both
+//     quotient binades) with each of 192 scale significands (every 2^17-th,
+//     the ends of [1, 2) and 128 random ones), the scale at 2^-64, 1 and
+//     2^64 and y at the same binade and 2^11 below it: the quotient bit for
+//     bit where the step is exact (2^-11 <= |quotient| < 1024), the e4m3
+//     byte everywhere; then random y over the whole exponent range (zeros,
+//     subnormals, inf, NaN included) and random scales, the e4m3 byte.
 //     tools/check-quant-division.cu tries every pair of significands of the
 //     same step on a GPU.
 //
