@@ -1,7 +1,7 @@
 // float8_e4m3fn output of the quant norms on every Highway target: the
 // division by the scale, then clamp to +-448 (NaN passes) and the float32 ->
-// e4m3fn conversion of src/core/fp8.h in vector form, bit-equal to torch's
-// `.to(torch.float8_e4m3fn)`
+// e4m3fn conversion, the bits of src/core/fp8.h's F32ToE4M3Bits and so of
+// torch's `.to(torch.float8_e4m3fn)`
 // (tests/test_norm_quant.py proves it near every e4m3 boundary, on every
 // target this CPU runs).
 
@@ -80,9 +80,10 @@ HWY_INLINE void StoreE4M3(D d, hn::Vec<D> v, uint8_t* HWY_RESTRICT out) {
 // remainder, and one Markstein correction, the step that
 // tools/check-quant-division.cu proves exact for every pair of significands
 // (where 2^-11 <= |y / scale| < 1024; smaller quotients stay below half the
-// smallest e4m3 subnormal, larger ones clamp). A vector division is the
-// slowest step of the write pass otherwise (AVX3_SPR, with the conversion
-// above: 0.28 -> 0.23 ns a value). Where q0 overflows (and for y = +-inf)
+// smallest e4m3 subnormal, larger ones clamp). Three FMA-unit operations
+// instead of a vector division (AVX3_SPR, the write pass of bfloat16 rows in
+// cache: 0.25 -> 0.23 ns a value, benchmarks/results/cpu-2026-12-06-stop56).
+// Where q0 overflows (and for y = +-inf)
 // the step gives NaN, which the conversion's clamp turns into 448: its sign
 // and NaN-ness are y's, the quotient's for a positive scale. The remainder
 // is taken negated (q0 scale - y), so that an exact zero, +0, enters the
