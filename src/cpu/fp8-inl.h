@@ -83,14 +83,14 @@ HWY_INLINE void StoreE4M3(D d, hn::Vec<D> v, uint8_t* HWY_RESTRICT out) {
 // smallest e4m3 subnormal, larger ones clamp). Three FMA-unit operations
 // instead of a vector division (AVX3_SPR, the write pass of bfloat16 rows in
 // cache: 0.25 -> 0.23 ns a value, benchmarks/results/cpu-2026-12-06-stop56).
-// Where q0 overflows (and for y = +-inf)
-// the step gives NaN, which the conversion's clamp turns into 448: its sign
-// and NaN-ness are y's, the quotient's for a positive scale. The remainder
-// is taken negated (q0 scale - y), so that an exact zero, +0, enters the
-// correction as -0 * r = -0, which leaves q0's bits alone (-0 + -0 = -0),
-// where CUDA rounds it toward -inf. A division for the rest: float64, other
-// scales, targets whose MulAdd is not fused, and AVX3_ZEN4, whose division
-// measured faster than the step (stop 34, docs/performance.md).
+// Where q0 overflows (and for y = +-inf) the step gives NaN, which the
+// conversion's clamp turns into 448: its sign and NaN-ness are y's, the
+// quotient's for a positive scale. The remainder is taken negated
+// (q0 scale - y), so that an exact zero, +0, enters the correction as
+// -0 * r = -0, which leaves q0's bits alone (-0 + -0 = -0), where CUDA rounds
+// it toward -inf. A division for the rest: float64, other scales, targets
+// whose MulAdd is not fused, and AVX3_ZEN4, whose division measured faster
+// than the step (stop 34, docs/performance.md).
 template <class C>
 struct QuantDivisor {
   static constexpr bool kMayMultiply =
