@@ -58,18 +58,25 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> F32ToE4M3Lanes(DF df, hn::Vec<DF> v
   return hn::BitwiseIfThenElse(hn::Set(du, 0x80u), hn::ShiftRight<24>(hn::BitCast(du, sign_of)), code);
 }
 
+// Stores e4m3fn(clamp(v)) for the Lanes(d) float32 values of v, with the
+// sign and NaN-ness of sign_of (F32ToE4M3Lanes).
+template <class DF>
+HWY_INLINE void StoreE4M3(DF df, hn::Vec<DF> v, hn::Vec<DF> sign_of, uint8_t* HWY_RESTRICT out) {
+  const hn::Rebind<uint8_t, DF> d8;
+  hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes(df, v, sign_of)), d8, out);
+}
+
 // Stores e4m3fn(clamp(v)) for the Lanes(d) values of v (float32, or float64
 // rounded to float32 first, as torch converts float64 through float; the
 // clamp commutes with that rounding, 448 being a float).
 template <class D>
 HWY_INLINE void StoreE4M3(D d, hn::Vec<D> v, uint8_t* HWY_RESTRICT out) {
-  const hn::Rebind<uint8_t, D> d8;
   if constexpr (hwy::IsSame<hn::TFromD<D>, double>()) {
     const hn::Rebind<float, D> df;
     const auto narrowed = hn::DemoteTo(df, v);
-    hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes(df, narrowed, narrowed)), d8, out);
+    StoreE4M3(df, narrowed, narrowed, out);
   } else {
-    hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes(d, v, v)), d8, out);
+    StoreE4M3(d, v, v, out);
   }
 }
 
@@ -120,11 +127,7 @@ struct QuantDivisor {
   template <class D>
   HWY_INLINE void Store(D d, hn::Vec<D> y, uint8_t* HWY_RESTRICT out) const {
     if constexpr (kMayMultiply) {
-      if (by_reciprocal) {
-        const hn::Rebind<uint8_t, D> d8;
-        hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes(d, Quotient(d, y), y)), d8, out);
-        return;
-      }
+      if (by_reciprocal) return StoreE4M3(d, Quotient(d, y), y, out);  // sign and NaN of y
     }
     StoreE4M3(d, Quotient(d, y), out);
   }
