@@ -181,8 +181,10 @@ def make(shape, dtype, device, seed=0, spread=2):
 
 # (2, 8196) and (2, 32768): rows a whole SM's block holds in registers on CUDA
 # (float32 and 16-bit respectively; src/cuda/norm.cu, RowGrid::kWholeSm).
+# (16, 300): a call of >= 8 rows, whose CPU rows are proven free of NaN
+# (test_cpu_rows_proven_free_of_nan).
 SHAPES = [(1, 1), (3, 7), (4, 33), (2, 64), (5, 127), (2, 256), (3, 1025), (2, 2048), (2, 4096),
-          (1, 16384), (2, 8196), (2, 32768), (2, 3, 17), (1, 65536 + 7), (0, 8)]
+          (1, 16384), (2, 8196), (2, 32768), (2, 3, 17), (1, 65536 + 7), (16, 300), (0, 8)]
 SCALES = [1.0, 0.0173, 2.0**-20, 1e-30, 3e4, 1e30]
 
 
@@ -221,7 +223,7 @@ def test_fused_add_rmsnorm_quant(device, dtype, shape):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: str(d)[6:])
 @pytest.mark.parametrize("shape", [(1, 1), (3, 7), (4, 33), (2, 256), (3, 1025), (2, 4096),
-                                   (2, 8196), (2, 32768), (0, 8)],
+                                   (2, 8196), (2, 32768), (16, 300), (0, 8)],
                          ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("with_bias", [True, False])
 def test_layernorm_quant(device, dtype, shape, with_bias):
@@ -381,6 +383,69 @@ def test_nan_and_saturation(device):
         assert bool(((bits[1] & 0x7F) == 0x7F).all())    # a NaN row stays NaN
         # inf: inv_rms is 0, inf * 0 is NaN; the finite entries give 0.
         assert (bits[2, 0] & 0x7F) == 0x7F and bits[2, 1:].tolist() == [0, 0, 0]
+
+
+def rows_with_nonfinite_statistics(dtype, hidden=300):
+    """16 rows: ordinary ones between rows whose statistics are not finite
+    (a NaN, an infinity, squares that overflow, zeros: with an eps that is
+    0 in float32 their inverse RMS is inf) and rows whose y / scale saturate
+    or underflow."""
+    rows = make((16, hidden), torch.float64, "cpu", 5)
+    huge = torch.finfo(dtype).max / 4
+    rows[4, 7] = float("nan")
+    rows[5, 299] = float("-inf")
+    rows[6] = rows[6].sign() * huge
+    rows[7] = 0.0
+    rows[9] *= 1e3
+    rows[11] *= torch.finfo(dtype).tiny
+    rows[13, :2] = torch.tensor([huge, -huge])
+    return rows.to(dtype)
+
+
+@pytest.mark.parametrize("op", ["rmsnorm_quant", "fused_add_rmsnorm_quant", "layernorm_quant"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: str(d)[6:])
+def test_cpu_rows_proven_free_of_nan(op, dtype):
+    """Calls of >= 8 rows with finite parameters and a finite, nonzero scale
+    prove rows with finite statistics free of NaN and convert them without
+    the NaN select (src/cpu/norm.cc, WithNaNProof). Every row of such a call
+    must equal the same row in a call of its own (1 row: no proof), on every
+    target: ordinary rows, rows whose statistics are not finite, and calls
+    whose weight, bias or scale rule the proof out; and the ordinary rows of
+    the RMS norms against the float64 reference (which a proof shared by
+    the whole call and the single rows could not be checked by alone)."""
+    x = rows_with_nonfinite_statistics(dtype)
+    residual = make(x.shape, dtype, "cpu", 6)
+    hidden = x.shape[1]
+    finite_w = make((hidden,), dtype, "cpu", 2, 1)
+    weights = {"finite": finite_w, "nan": finite_w.clone(), "inf": finite_w.clone()}
+    weights["nan"][3] = float("nan")
+    weights["inf"][hidden - 1] = float("inf")
+    scales = [0.37, 1e-30, 0.0, float("inf"), float("nan")]
+    ordinary = [0, 1, 2, 3, 8, 9, 10, 12, 14, 15]  # finite statistics in float64 and in C alike
+
+    def call(out, rows, w, scale, eps):
+        s = torch.tensor([scale])
+        if op == "rmsnorm_quant":
+            hetkern.rmsnorm_quant(out, x[rows], w, s, eps)
+        elif op == "fused_add_rmsnorm_quant":
+            hetkern.fused_add_rmsnorm_quant(out, x[rows], residual[rows].clone(), w, s, eps)
+        else:
+            hetkern.layernorm_quant(out, x[rows], w, s, w.flip(0), eps)
+
+    for _ in targets("cpu"):
+        for w_name, w in weights.items():
+            for scale in scales:
+                for eps in (1e-6, 1e-300):
+                    whole = torch.empty(x.shape, dtype=FP8)
+                    call(whole, slice(None), w, scale, eps)
+                    if op != "layernorm_quant":  # the RMS norms' rows against float64 too
+                        y = rms_y(x[ordinary], w, eps, residual[ordinary] if op != "rmsnorm_quant" else None)
+                        assert_quant_matches(whole[ordinary], y / scale)
+                    for r in range(x.shape[0]):
+                        alone = torch.empty(1, hidden, dtype=FP8)
+                        call(alone, slice(r, r + 1), w, scale, eps)
+                        case = f"row {r}, weight {w_name}, scale {scale}, eps {eps}"
+                        assert torch.equal(whole[r].view(torch.uint8), alone[0].view(torch.uint8)), case
 
 
 # ---- NumPy: no fp8 dtype ---------------------------------------------------------

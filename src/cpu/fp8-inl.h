@@ -45,7 +45,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 //    it the code modulo 256.
 // tools/check-fp8-cpu.cc compares it with F32ToE4M3Bits on all 2^32 float32
 // bit patterns; the tests do so near every e4m3 boundary on every target.
-template <class DF>
+// kMayBeNaN = false: the caller knows no sign_of lane is NaN, and the NaN
+// select (2 of the 12 operations) is left out.
+template <bool kMayBeNaN = true, class DF>
 HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> F32ToE4M3Lanes(DF df, hn::Vec<DF> v, hn::Vec<DF> sign_of) {
   const hn::RebindToUnsigned<DF> du;
   const auto abs = hn::And(hn::BitCast(du, v), hn::Set(du, 0x7fffffffu));
@@ -54,29 +56,31 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> F32ToE4M3Lanes(DF df, hn::Vec<DF> v
   const auto magic = hn::Add(exponent, hn::Set(du, (20u << 23) + 152u));
   const auto sum = hn::BitCast(du, hn::Add(hn::BitCast(df, clamped), hn::BitCast(df, magic)));
   auto code = hn::Add(sum, hn::ShiftRight<20>(sum));
-  code = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(sign_of)), hn::Set(du, 0x7fu), code);
+  if constexpr (kMayBeNaN) {
+    code = hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(sign_of)), hn::Set(du, 0x7fu), code);
+  }
   return hn::BitwiseIfThenElse(hn::Set(du, 0x80u), hn::ShiftRight<24>(hn::BitCast(du, sign_of)), code);
 }
 
 // Stores e4m3fn(clamp(v)) for the Lanes(d) float32 values of v, with the
 // sign and NaN-ness of sign_of (F32ToE4M3Lanes).
-template <class DF>
+template <bool kMayBeNaN = true, class DF>
 HWY_INLINE void StoreE4M3(DF df, hn::Vec<DF> v, hn::Vec<DF> sign_of, uint8_t* HWY_RESTRICT out) {
   const hn::Rebind<uint8_t, DF> d8;
-  hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes(df, v, sign_of)), d8, out);
+  hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes<kMayBeNaN>(df, v, sign_of)), d8, out);
 }
 
 // Stores e4m3fn(clamp(v)) for the Lanes(d) values of v (float32, or float64
 // rounded to float32 first, as torch converts float64 through float; the
 // clamp commutes with that rounding, 448 being a float).
-template <class D>
+template <bool kMayBeNaN = true, class D>
 HWY_INLINE void StoreE4M3(D d, hn::Vec<D> v, uint8_t* HWY_RESTRICT out) {
   if constexpr (hwy::IsSame<hn::TFromD<D>, double>()) {
     const hn::Rebind<float, D> df;
     const auto narrowed = hn::DemoteTo(df, v);
-    StoreE4M3(df, narrowed, narrowed, out);
+    StoreE4M3<kMayBeNaN>(df, narrowed, narrowed, out);
   } else {
-    StoreE4M3(d, v, v, out);
+    StoreE4M3<kMayBeNaN>(d, v, v, out);
   }
 }
 
@@ -124,12 +128,15 @@ struct QuantDivisor {
     return hn::Div(y, hn::Set(d, scale));
   }
 
-  template <class D>
+  // Stores e4m3fn(clamp(y / scale)). kMayBeNaN = false: the caller knows
+  // that no y is NaN and that the scale is finite and nonzero, so that no
+  // quotient is NaN either.
+  template <bool kMayBeNaN = true, class D>
   HWY_INLINE void Store(D d, hn::Vec<D> y, uint8_t* HWY_RESTRICT out) const {
     if constexpr (kMayMultiply) {
-      if (by_reciprocal) return StoreE4M3(d, Quotient(d, y), y, out);  // sign and NaN of y
+      if (by_reciprocal) return StoreE4M3<kMayBeNaN>(d, Quotient(d, y), y, out);  // sign and NaN of y
     }
-    StoreE4M3(d, Quotient(d, y), out);
+    StoreE4M3<kMayBeNaN>(d, Quotient(d, y), out);
   }
 };
 

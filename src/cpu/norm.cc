@@ -95,8 +95,9 @@ HWY_INLINE SplitPair<D> MulAdd(const SplitPair<D>& a, const SplitPair<D>& b,
   return {hn::MulAdd(a.even, b.even, c.even), hn::MulAdd(a.odd, b.odd, c.odd)};
 }
 
-// Rows of at least this many in one call compute the weight's smallest
-// magnitude (one pass over the weight) to attempt the proof.
+// Rows of at least this many in one call pass over the parameters once to
+// attempt a proof: the weight's smallest magnitude (RowNarrowsNormal), or
+// finite parameters (FiniteQuantParams).
 constexpr int64_t kMinRowsToProveNormal = 8;
 
 // The smallest nonzero |w[i]|, i < n, as a double; +inf if all are zero.
@@ -147,16 +148,60 @@ HWY_INLINE bool RowNarrowsNormal(const T* x, size_t n, float inv_rms, double min
   return m >= 0x1p-125 && m * min_weight >= 0x1p-123;
 }
 
-template <class C>
+// The quant ops' output stage. finite_params: the weight, the bias and the
+// scale are finite and the scale nonzero (FiniteQuantParams). kMayBeNaN =
+// false (NaNFree, WithNaNProof) where the row's y are known not to be NaN:
+// the conversion then leaves out its NaN select, 2 of the ~23 vector
+// operations a vector of the write pass (AVX3_SPR, 1-2 threads, 32-4096
+// rows of 4096: the quant ops take 0.86-0.97 of their time, float32
+// rmsnorm_quant the least; benchmarks/results/cpu-2026-12-06-stop57).
+template <class C, bool kMayBeNaN = true>
 struct QuantRow {
   static constexpr bool kQuant = true;
   uint8_t* data;
   QuantDivisor<C> divisor;
+  bool finite_params;
   template <class D>
   HWY_INLINE void operator()(D d, size_t i, hn::Vec<D> y) const {
-    divisor.Store(d, y, data + i);
+    divisor.template Store<kMayBeNaN>(d, y, data + i);
   }
+  QuantRow<C, false> NaNFree() const { return {data, divisor, finite_params}; }
 };
+
+// Calls fn(out.NaNFree()) where out is a quant stage with finite parameters
+// and the row's statistics (its reductions and their 1 / sqrt) are finite,
+// else fn(out). Finite sums mean finite x (an infinity or NaN would carry
+// into them), and then each normalised value is finite (at most about
+// sqrt(n) in magnitude), so y = normalised * w (+ b) is finite or an
+// overflow's infinity, never NaN, and neither is y / scale.
+template <class Out, class Fn>
+HWY_INLINE void WithNaNProof(const Out& out, bool row_statistics_finite, Fn&& fn) {
+  if constexpr (Out::kQuant) {
+    if (out.finite_params && row_statistics_finite) return fn(out.NaNFree());
+  }
+  fn(out);
+}
+
+// Whether the n values at p are all finite: a finite value times 0 is 0,
+// an infinity or NaN gives NaN, which the sum keeps.
+template <class C, class W>
+HWY_INLINE bool AllFinite(const W* p, size_t n) {
+  return ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
+           return hn::MulAdd(LoadAs(d, p + i), hn::Zero(d), acc);
+         }) == C(0);
+}
+
+// FiniteQuantParams's verdict for a quant call of `rows` rows: proven only
+// from kMinRowsToProveNormal rows, where the pass over the parameters costs
+// less than the rows save.
+template <class C, class W>
+HWY_INLINE bool FiniteQuantParams(const NormArgs& a, int64_t rows) {
+  if (a.scale == nullptr || rows < kMinRowsToProveNormal) return false;
+  const C scale = static_cast<C>(*a.scale);
+  const size_t n = static_cast<size_t>(a.hidden);
+  return std::isfinite(scale) && scale != C(0) && AllFinite<C>(static_cast<const W*>(a.weight), n) &&
+         (a.bias == nullptr || AllFinite<C>(static_cast<const W*>(a.bias), n));
+}
 
 // out[i] = T(T(v[i] * inv_rms) * w[i]): vLLM's rms_norm rounds the
 // normalised value to the storage type before the weight multiply. Gemma's
@@ -215,8 +260,11 @@ HWY_INLINE void RMSNormRow(const T* x, const W* w, const Out& out, size_t n, dou
     const auto v = LoadAs(d, x + i);
     return hn::MulAdd(v, v, acc);
   });
-  StoreRmsRow<kGemma>(x, w, out, n, InverseRms(sum_sq, n, eps), min_weight,
-                     [next](size_t i) HWY_ATTR { __builtin_prefetch(next + i); });
+  const C inv_rms = InverseRms(sum_sq, n, eps);
+  WithNaNProof(out, std::isfinite(sum_sq) && std::isfinite(inv_rms), [&](const auto& row_out) HWY_ATTR {
+    StoreRmsRow<kGemma>(x, w, row_out, n, inv_rms, min_weight,
+                        [next](size_t i) HWY_ATTR { __builtin_prefetch(next + i); });
+  });
 }
 
 // residual = T(x + residual); x = rmsnorm(residual) * w. The sum is rounded to
@@ -265,7 +313,7 @@ HWY_INLINE void FusedAddRMSNormRow(T* x, T* residual, const W* w, size_t n, doub
 // the second pass adds again and writes residual then.
 template <class T, class W, class C>
 HWY_INLINE void FusedAddRMSNormQuantRow(const T* x, T* residual, const W* w,
-                                        const QuantRow<C>& out, size_t n, double eps) {
+                                        const QuantRow<C>& quant_out, size_t n, double eps) {
   const C sum_sq = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
     PrefetchAhead(x + i);
     PrefetchAhead(residual + i);
@@ -273,11 +321,13 @@ HWY_INLINE void FusedAddRMSNormQuantRow(const T* x, T* residual, const W* w,
     return hn::MulAdd(sum, sum, acc);
   });
   const C inv_rms = InverseRms(sum_sq, n, eps);
-  MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
-    PrefetchAhead<1>(out.data + i);
-    const auto sum = hn::Add(LoadAs(d, x + i), LoadAs(d, residual + i));
-    StoreAs(sum, d, residual + i);
-    out(d, i, hn::Mul(hn::Mul(sum, hn::Set(d, inv_rms)), LoadAs(d, w + i)));
+  WithNaNProof(quant_out, std::isfinite(sum_sq) && std::isfinite(inv_rms), [&](const auto& out) HWY_ATTR {
+    MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
+      PrefetchAhead<1>(out.data + i);
+      const auto sum = hn::Add(LoadAs(d, x + i), LoadAs(d, residual + i));
+      StoreAs(sum, d, residual + i);
+      out(d, i, hn::Mul(hn::Mul(sum, hn::Set(d, inv_rms)), LoadAs(d, w + i)));
+    });
   });
 }
 
@@ -285,7 +335,7 @@ HWY_INLINE void FusedAddRMSNormQuantRow(const T* x, T* residual, const W* w,
 // out = (x - mean) * rstd * w + b, rounded once; the write pass prefetches
 // the next row's x (`next`) as StoreRmsNormed does.
 template <class T, class W, class Out>
-HWY_INLINE void LayerNormRow(const T* x, const W* w, const W* b, const Out& out, size_t n,
+HWY_INLINE void LayerNormRow(const T* x, const W* w, const W* b, const Out& row_out, size_t n,
                              double eps, const T* next) {
   using C = ComputeType<T>;
   const C mean = ReduceRow<C>(n, [&](auto d, size_t i, auto acc) HWY_ATTR {
@@ -298,26 +348,29 @@ HWY_INLINE void LayerNormRow(const T* x, const W* w, const W* b, const Out& out,
     return hn::MulAdd(dev, dev, acc);
   });
   const C rstd = InverseRms(sum_sq_dev, n, eps);
-  size_t begin = 0;
-  if constexpr (kWritesSplitPairs<T, W, Out>) {
-    begin = ForEachPairOfVectors<C>(n, [&](auto d, size_t i) HWY_ATTR {
+  const bool statistics_finite = std::isfinite(mean) && std::isfinite(sum_sq_dev) && std::isfinite(rstd);
+  WithNaNProof(row_out, statistics_finite, [&](const auto& out) HWY_ATTR {
+    size_t begin = 0;
+    if constexpr (kWritesSplitPairs<T, W, Out>) {
+      begin = ForEachPairOfVectors<C>(n, [&](auto d, size_t i) HWY_ATTR {
+        PrefetchAhead<1>(out.data + i);
+        __builtin_prefetch(next + i);
+        const auto x_pair = LoadSplitPair(d, x + i);
+        const auto mean_v = hn::Set(d, mean), rstd_v = hn::Set(d, rstd);
+        const SplitPair<decltype(d)> normed{hn::Mul(hn::Sub(x_pair.even, mean_v), rstd_v),
+                                            hn::Mul(hn::Sub(x_pair.odd, mean_v), rstd_v)};
+        const auto weight = LoadSplitPair(d, w + i);
+        out(d, i, b ? MulAdd(normed, weight, LoadSplitPair(d, b + i)) : Mul(normed, weight));
+      });
+    }
+    MapRow<C>(begin, n, [&](auto d, size_t i) HWY_ATTR {
       PrefetchAhead<1>(out.data + i);
       __builtin_prefetch(next + i);
-      const auto x_pair = LoadSplitPair(d, x + i);
-      const auto mean_v = hn::Set(d, mean), rstd_v = hn::Set(d, rstd);
-      const SplitPair<decltype(d)> normed{hn::Mul(hn::Sub(x_pair.even, mean_v), rstd_v),
-                                          hn::Mul(hn::Sub(x_pair.odd, mean_v), rstd_v)};
-      const auto weight = LoadSplitPair(d, w + i);
-      out(d, i, b ? MulAdd(normed, weight, LoadSplitPair(d, b + i)) : Mul(normed, weight));
+      const auto normed = hn::Mul(hn::Sub(LoadAs(d, x + i), hn::Set(d, mean)), hn::Set(d, rstd));
+      const auto scaled = b ? hn::MulAdd(normed, LoadAs(d, w + i), LoadAs(d, b + i))
+                            : hn::Mul(normed, LoadAs(d, w + i));
+      out(d, i, scaled);
     });
-  }
-  MapRow<C>(begin, n, [&](auto d, size_t i) HWY_ATTR {
-    PrefetchAhead<1>(out.data + i);
-    __builtin_prefetch(next + i);
-    const auto normed = hn::Mul(hn::Sub(LoadAs(d, x + i), hn::Set(d, mean)), hn::Set(d, rstd));
-    const auto scaled = b ? hn::MulAdd(normed, LoadAs(d, w + i), LoadAs(d, b + i))
-                          : hn::Mul(normed, LoadAs(d, w + i));
-    out(d, i, scaled);
   });
 }
 
@@ -348,13 +401,14 @@ HWY_INLINE void VisitGemma(const NormArgs& a, Fn&& fn) {
 // Calls fn(out) with row r's output stage: x's dtype, or the quant ops'
 // float8_e4m3fn bits when a.scale is set (never with Gemma's style: no quant
 // op asks for it, so it is not instantiated).
+// finite_params: FiniteQuantParams's verdict for the call.
 template <class T, bool kGemma, class Fn>
-HWY_INLINE void WithRowOutput(const NormArgs& a, int64_t r, Fn&& fn) {
+HWY_INLINE void WithRowOutput(const NormArgs& a, int64_t r, bool finite_params, Fn&& fn) {
   using C = ComputeType<T>;
   if constexpr (!kGemma) {
     if (a.scale != nullptr) {
       return fn(QuantRow<C>{static_cast<uint8_t*>(a.out) + r * a.out_stride,
-                            QuantDivisor<C>(static_cast<C>(*a.scale))});
+                            QuantDivisor<C>(static_cast<C>(*a.scale)), finite_params});
     }
   }
   fn(StoreRow<T>{static_cast<T*>(a.out) + r * a.out_stride});
@@ -380,11 +434,12 @@ void RMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
     using T = typename decltype(t_tag)::type;
     using W = typename decltype(w_tag)::type;
     const double min_weight = MinWeightForProof<T, W>(a, end - begin);
+    const bool finite_params = FiniteQuantParams<ComputeType<T>, W>(a, end - begin);
     VisitGemma(a, [&](auto gemma) HWY_ATTR {
       constexpr bool kGemma = decltype(gemma)::value;
       const size_t h = static_cast<size_t>(a.hidden);
       for (int64_t r = begin; r < end; ++r) {
-        WithRowOutput<T, kGemma>(a, r, [&](const auto& out) HWY_ATTR {
+        WithRowOutput<T, kGemma>(a, r, finite_params, [&](const auto& out) HWY_ATTR {
           const T* x = static_cast<const T*>(a.x) + r * a.x_stride;
           RMSNormRow<kGemma>(x, static_cast<const W*>(a.weight), out, h, a.eps, min_weight,
                              r + 1 < end ? x + a.x_stride : x);
@@ -403,11 +458,11 @@ void FusedAddRMSNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
     const auto* w = static_cast<const W*>(a.weight);
     if (a.scale != nullptr) {
       const QuantDivisor<C> divisor(static_cast<C>(*a.scale));
+      const bool finite_params = FiniteQuantParams<C, W>(a, end - begin);
       for (int64_t r = begin; r < end; ++r) {
-        FusedAddRMSNormQuantRow(static_cast<const T*>(a.x) + r * a.x_stride,
-                                static_cast<T*>(a.residual) + r * a.residual_stride, w,
-                                QuantRow<C>{static_cast<uint8_t*>(a.out) + r * a.out_stride, divisor},
-                                h, a.eps);
+        FusedAddRMSNormQuantRow(
+            static_cast<const T*>(a.x) + r * a.x_stride, static_cast<T*>(a.residual) + r * a.residual_stride, w,
+            QuantRow<C>{static_cast<uint8_t*>(a.out) + r * a.out_stride, divisor, finite_params}, h, a.eps);
       }
       return;
     }
@@ -430,8 +485,9 @@ void LayerNormKernel(const NormArgs& a, int64_t begin, int64_t end) {
     using T = typename decltype(t_tag)::type;
     using W = typename decltype(w_tag)::type;
     const size_t h = static_cast<size_t>(a.hidden);
+    const bool finite_params = FiniteQuantParams<ComputeType<T>, W>(a, end - begin);
     for (int64_t r = begin; r < end; ++r) {
-      WithRowOutput<T, false>(a, r, [&](const auto& out) HWY_ATTR {
+      WithRowOutput<T, false>(a, r, finite_params, [&](const auto& out) HWY_ATTR {
         const T* x = static_cast<const T*>(a.x) + r * a.x_stride;
         LayerNormRow(x, static_cast<const W*>(a.weight), static_cast<const W*>(a.bias), out, h,
                      a.eps, r + 1 < end ? x + a.x_stride : x);
