@@ -448,6 +448,29 @@ def test_cpu_rows_proven_free_of_nan(op, dtype):
                         assert torch.equal(whole[r].view(torch.uint8), alone[0].view(torch.uint8)), case
 
 
+def test_cpu_bfloat16_fused_quant_residual_with_subnormal_sums(cpu_target):
+    """fused_add_rmsnorm_quant stores residual = bfloat16(x + residual) in
+    its write pass, on AVX512-BF16 targets two vectors at a time (split
+    pairs), whose native narrowing would flush sums that are bfloat16
+    subnormals: they must be stored exactly, as torch rounds them."""
+    g = torch.Generator().manual_seed(13)
+    for rows, hidden in [(3, 33), (9, 64), (3, 100), (2, 4099)]:
+        def entries():
+            ints = torch.randint(-8, 9, (rows, hidden), generator=g).double()
+            tiny = torch.randint(-127, 128, (rows, hidden), generator=g).double() * 2.0**-133
+            return torch.where(torch.rand(rows, hidden, generator=g) < 0.2, ints, tiny).to(torch.bfloat16)
+        x, r = entries(), entries()
+        w = make((hidden,), torch.bfloat16, "cpu", 2, 1)
+        expected_residual = (x.float() + r.float()).to(torch.bfloat16)
+        assert bool(((expected_residual.float().abs() < torch.finfo(torch.bfloat16).tiny)
+                     & (expected_residual != 0)).any())
+        out = torch.empty(rows, hidden, dtype=FP8)
+        r_before = r.clone()
+        hetkern.fused_add_rmsnorm_quant(out, x, r, w, torch.tensor([0.37]), 1e-6)
+        assert_bitwise_equal(r, expected_residual)
+        assert_quant_matches(out, rms_y(x, w, 1e-6, residual=r_before) / 0.37)
+
+
 # ---- NumPy: no fp8 dtype ---------------------------------------------------------
 
 def test_numpy_uint8_out():

@@ -70,6 +70,22 @@ HWY_INLINE void StoreE4M3(DF df, hn::Vec<DF> v, hn::Vec<DF> sign_of, uint8_t* HW
   hn::StoreU(hn::TruncateTo(d8, F32ToE4M3Lanes<kMayBeNaN>(df, v, sign_of)), d8, out);
 }
 
+// Stores e4m3fn(clamp(v)) for the 2 Lanes(d) values of a split pair
+// (convert-inl.h: elements 2j in even's lane j, 2j + 1 in odd's), in element
+// order: each 32-bit word takes its even code in the low byte and its odd
+// code in the next, and the words narrow to 16 bits, one narrowing and one
+// store for both vectors.
+template <bool kMayBeNaN = true, class DF>
+HWY_INLINE void StoreE4M3Pair(DF df, hn::Vec<DF> even, hn::Vec<DF> even_sign_of, hn::Vec<DF> odd,
+                              hn::Vec<DF> odd_sign_of, uint8_t* HWY_RESTRICT out) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::Rebind<uint16_t, DF> d16;
+  const auto even_codes = F32ToE4M3Lanes<kMayBeNaN>(df, even, even_sign_of);
+  const auto odd_codes = F32ToE4M3Lanes<kMayBeNaN>(df, odd, odd_sign_of);
+  const auto codes = hn::BitwiseIfThenElse(hn::Set(du, 0xFFu), even_codes, hn::ShiftLeft<8>(odd_codes));
+  hn::StoreU(hn::TruncateTo(d16, codes), d16, reinterpret_cast<uint16_t*>(out));
+}
+
 // Stores e4m3fn(clamp(v)) for the Lanes(d) values of v (float32, or float64
 // rounded to float32 first, as torch converts float64 through float; the
 // clamp commutes with that rounding, 448 being a float).
@@ -137,6 +153,16 @@ struct QuantDivisor {
       if (by_reciprocal) return StoreE4M3<kMayBeNaN>(d, Quotient(d, y), y, out);  // sign and NaN of y
     }
     StoreE4M3<kMayBeNaN>(d, Quotient(d, y), out);
+  }
+
+  // The same for a split pair of float32 y (StoreE4M3Pair).
+  template <bool kMayBeNaN = true, class DF>
+  HWY_INLINE void StorePair(DF df, hn::Vec<DF> y_even, hn::Vec<DF> y_odd, uint8_t* HWY_RESTRICT out) const {
+    const auto even = Quotient(df, y_even), odd = Quotient(df, y_odd);
+    if constexpr (kMayMultiply) {
+      if (by_reciprocal) return StoreE4M3Pair<kMayBeNaN>(df, even, y_even, odd, y_odd, out);
+    }
+    StoreE4M3Pair<kMayBeNaN>(df, even, even, odd, odd, out);
   }
 };
 

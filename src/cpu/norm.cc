@@ -79,10 +79,10 @@ struct StoreRow {
 // two float32 vectors narrow together. The results are those of the vector
 // loop, bit for bit (lane-wise arithmetic in the same order); only the
 // conversions are cheaper. Float32 parameters would need their lanes split
-// by a permute, and keep the vector loop.
-template <class T, class W, class Out>
-constexpr bool kWritesSplitPairs =
-    kNarrowsInPairs<T> && hwy::IsSame<W, T>() && !Out::kQuant;
+// by a permute, and keep the vector loop. The quant ops' rows too: their
+// e4m3 codes are put back in order in 16-bit words (StoreE4M3Pair).
+template <class T, class W>
+constexpr bool kWritesSplitPairs = kNarrowsInPairs<T> && hwy::IsSame<W, T>();
 
 // a * b lane by lane, and a * b + c.
 template <class D>
@@ -165,6 +165,10 @@ struct QuantRow {
   HWY_INLINE void operator()(D d, size_t i, hn::Vec<D> y) const {
     divisor.template Store<kMayBeNaN>(d, y, data + i);
   }
+  template <class D>
+  HWY_INLINE void operator()(D d, size_t i, const SplitPair<D>& y) const {
+    divisor.template StorePair<kMayBeNaN>(d, y.even, y.odd, data + i);
+  }
   QuantRow<C, false> NaNFree() const { return {data, divisor, finite_params}; }
 };
 
@@ -214,14 +218,14 @@ template <bool kGemma, bool kNoSubnormals = false, class T, class W, class Out, 
 HWY_INLINE void StoreRmsNormed(const T* v, const W* w, const Out& out, size_t n, C inv_rms,
                                const PrefetchNext& prefetch_next) {
   size_t begin = 0;
-  if constexpr (kWritesSplitPairs<T, W, Out>) {
+  if constexpr (kWritesSplitPairs<T, W>) {
     begin = ForEachPairOfVectors<C>(n, [&](auto d, size_t i) HWY_ATTR {
       PrefetchAhead<1>(out.data + i);
       prefetch_next(i);
       const auto inv = hn::Set(d, inv_rms);
       const auto x = LoadSplitPair(d, v + i);
       SplitPair<decltype(d)> normed{hn::Mul(x.even, inv), hn::Mul(x.odd, inv)};
-      if constexpr (!kGemma) normed = RoundedToBF16<kNoSubnormals>(d, normed);
+      if constexpr (!kGemma && !Out::kQuant) normed = RoundedToBF16<kNoSubnormals>(d, normed);
       out(d, i, Mul(normed, LoadSplitScale<kGemma>(d, w + i)));
     });
   }
@@ -322,7 +326,19 @@ HWY_INLINE void FusedAddRMSNormQuantRow(const T* x, T* residual, const W* w,
   });
   const C inv_rms = InverseRms(sum_sq, n, eps);
   WithNaNProof(quant_out, std::isfinite(sum_sq) && std::isfinite(inv_rms), [&](const auto& out) HWY_ATTR {
-    MapRow<C>(n, [&](auto d, size_t i) HWY_ATTR {
+    size_t begin = 0;
+    if constexpr (kWritesSplitPairs<T, W>) {
+      begin = ForEachPairOfVectors<C>(n, [&](auto d, size_t i) HWY_ATTR {
+        PrefetchAhead<1>(out.data + i);
+        const auto x_pair = LoadSplitPair(d, x + i), r_pair = LoadSplitPair(d, residual + i);
+        const SplitPair<decltype(d)> sum{hn::Add(x_pair.even, r_pair.even), hn::Add(x_pair.odd, r_pair.odd)};
+        StoreSplitPair(d, sum, residual + i);
+        const auto inv = hn::Set(d, inv_rms);
+        const SplitPair<decltype(d)> normed{hn::Mul(sum.even, inv), hn::Mul(sum.odd, inv)};
+        out(d, i, Mul(normed, LoadSplitPair(d, w + i)));
+      });
+    }
+    MapRow<C>(begin, n, [&](auto d, size_t i) HWY_ATTR {
       PrefetchAhead<1>(out.data + i);
       const auto sum = hn::Add(LoadAs(d, x + i), LoadAs(d, residual + i));
       StoreAs(sum, d, residual + i);
@@ -351,7 +367,7 @@ HWY_INLINE void LayerNormRow(const T* x, const W* w, const W* b, const Out& row_
   const bool statistics_finite = std::isfinite(mean) && std::isfinite(sum_sq_dev) && std::isfinite(rstd);
   WithNaNProof(row_out, statistics_finite, [&](const auto& out) HWY_ATTR {
     size_t begin = 0;
-    if constexpr (kWritesSplitPairs<T, W, Out>) {
+    if constexpr (kWritesSplitPairs<T, W>) {
       begin = ForEachPairOfVectors<C>(n, [&](auto d, size_t i) HWY_ATTR {
         PrefetchAhead<1>(out.data + i);
         __builtin_prefetch(next + i);
