@@ -388,8 +388,9 @@ def test_nan_and_saturation(device):
 def rows_with_nonfinite_statistics(dtype, hidden=300):
     """16 rows: ordinary ones between rows whose statistics are not finite
     (a NaN, an infinity, squares that overflow, zeros: with an eps that is
-    0 in float32 their inverse RMS is inf) and rows whose y / scale saturate
-    or underflow."""
+    0 in float32 their inverse RMS is inf), a row of large values and one of
+    tiny values (whose squares underflow in float32, so that eps decides y).
+    The test's scales make y / scale saturate (1e-30) or divide by 0."""
     rows = make((16, hidden), torch.float64, "cpu", 5)
     huge = torch.finfo(dtype).max / 4
     rows[4, 7] = float("nan")
