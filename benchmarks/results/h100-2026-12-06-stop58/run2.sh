@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# stop 58 device run 2 (run 1 on the warm H100 again; run 1's probes had no $R). No build on the device: A (main at 768b492) and B
+# stop 58 device run 2 (run 1 on the warm H100 again; run 1's probes had no $R).
+# (It ran sanitize_rows.py from this folder, now tools/sanitize-rows.py: the
+# same code under a longer docstring.) No build on the device: A (main at 768b492) and B
 # (main + stop 57's kernels.diff: 3 blocks an SM at 4 packs, IsRowMax,
 # 16-bit log_softmax rows held to 40 registers) were built here with
 # meson (-Dgpu_archs=90, release) and carried xz'd in .gpu-carry/ab/; they
@@ -33,6 +35,6 @@ done" > "$OUT/ab.txt" 2>&1
 lap probed
 for tool in memcheck racecheck; do
   HETKERN_LIBRARY=/tmp/ab/B.so timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 \
-    python3 "$R/benchmarks/results/h100-2026-12-06-stop58/sanitize_rows.py" > "$OUT/sanitizer-$tool.log" 2>&1
+    python3 "$R/tools/sanitize-rows.py" > "$OUT/sanitizer-$tool.log" 2>&1
   lap "$tool rc=$?: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|calls checked' "$OUT/sanitizer-$tool.log" | tr '\n' ' ')"
 done
