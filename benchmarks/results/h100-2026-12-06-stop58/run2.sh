@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # stop 58 device run 2 (run 1 on the warm H100 again; run 1's probes had no $R).
 # (It ran sanitize_rows.py from this folder, now tools/sanitize-rows.py: the
-# same code under a longer docstring.) No build on the device: A (main at 768b492) and B
+# same code but for its docstring and a tighter fp8 check.) No build on the device: A (main at 768b492) and B
 # (main + stop 57's kernels.diff: 3 blocks an SM at 4 packs, IsRowMax,
 # 16-bit log_softmax rows held to 40 registers) were built here with
 # meson (-Dgpu_archs=90, release) and carried xz'd in .gpu-carry/ab/; they
