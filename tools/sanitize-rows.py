@@ -34,6 +34,14 @@ calls = 0
 E4M3_STEP = (2.0**-9, 0.125)
 
 
+SCALE = 0.25  # the quant ops' scale
+
+
+def fp8(y):
+    """torch's e4m3 of clamp(y / SCALE): the quant ops' reference."""
+    return (y / SCALE).clamp(-448, 448).to(torch.float8_e4m3fn).float()
+
+
 def q8(x):
     return torch.empty(x.shape, dtype=torch.float8_e4m3fn, device=x.device)
 
@@ -48,6 +56,7 @@ def close(name, got, want, tol, rel=0.0):
         raise SystemExit(f"{name}: error {worst} past {tol} + {rel} |want|")
 
 
+scale = torch.tensor(SCALE, dtype=torch.float32, device=dev)
 for dtype in (torch.bfloat16, torch.float16, torch.float32):
     tol = {torch.bfloat16: 0.05, torch.float16: 0.01, torch.float32: 1e-4}[dtype]
     for rows, h in NORM_SHAPES:
@@ -56,14 +65,12 @@ for dtype in (torch.bfloat16, torch.float16, torch.float32):
         w = torch.rand(h, dtype=dtype, device=dev) + 0.5
         b = torch.randn(h, dtype=dtype, device=dev)
         r = torch.randn_like(x)
-        scale = torch.tensor(0.25, dtype=torch.float32, device=dev)
         ref_rms = torch.nn.functional.rms_norm(x.float(), (h,), w.float(), 1e-6)
         ref_ln = torch.nn.functional.layer_norm(x.float(), (h,), w.float(), b.float(), 1e-5)
         close(f"rmsnorm {tag}", hetkern.rmsnorm(x, w, 1e-6), ref_rms, tol * 8)
         close(f"gemma_rmsnorm {tag}", hetkern.gemma_rmsnorm(x, w - 1, 1e-6),
               torch.nn.functional.rms_norm(x.float(), (h,), (w - 1).float() + 1, 1e-6), tol * 8)
         close(f"layernorm {tag}", hetkern.layernorm(x, w, b, 1e-5), ref_ln, tol * 8)
-        fp8 = lambda y: (y / 0.25).clamp(-448, 448).to(torch.float8_e4m3fn).float()
         close(f"rmsnorm_quant {tag}", hetkern.rmsnorm_quant(q8(x), x, w, scale, 1e-6).float(), fp8(ref_rms),
               *E4M3_STEP)
         close(f"layernorm_quant {tag}", hetkern.layernorm_quant(q8(x), x, w, scale, b, 1e-5).float(), fp8(ref_ln),
