@@ -369,8 +369,10 @@ def test_read_only_non_contiguous_and_overlapping_out(op):
 
 CUDA_LENGTHS = LENGTHS + [2048, 4096, 32000, HUGE, 2**20 + 3]
 # Rows held by a cluster of blocks when few (over 32768 16-bit or float32
-# elements, up to 262144), of every cluster shape, and lengths around them.
-VOCAB_LENGTHS = [16392, 32000, 65536, 128256, 151936, 262144, 262152]
+# elements, up to 262144), of every cluster shape, and lengths around them;
+# float32 rows of 151936, 180000, 201088 and 262144 take 16 blocks of 5, 6,
+# 8 and 8 packs a thread.
+VOCAB_LENGTHS = [16392, 32000, 65536, 128256, 151936, 180000, 201088, 262144, 262152]
 
 
 @requires_cuda

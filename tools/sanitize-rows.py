@@ -5,7 +5,7 @@ bfloat16, float16 and float32 at shapes that reach each launch shape:
 - one row and decode batches;
 - 4 packs a thread at 16384 values;
 - the several-blocks grids of 600-20000 rows;
-- cluster rows of 32000-151936 values;
+- cluster rows of 32000-201088 values (16-block float32 rows of 5, 6 and 8 packs);
 - odd sizes.
 Each result is compared with torch's, so a call that wrote the wrong place
 fails here too. The bits are checked by tests/test_norm*.py and test_softmax.py.
@@ -15,7 +15,8 @@ selections over the same kernels ran past 95-200 s without a summary (stop
 57). Stop 58 made it for stop 56's kernels (its copy is in
 benchmarks/results/h100-2026-12-06-stop58/). Run it through
 `SANITIZE=rows tools/gpu-check sanitize`, or alone:
-`compute-sanitizer --tool memcheck python3 tools/sanitize-rows.py [cuda|cpu]`.
+`compute-sanitizer --tool memcheck python3 tools/sanitize-rows.py [cuda|cpu] [norm|softmax]`
+(the second argument: only that family's calls).
 """
 import sys
 
@@ -24,10 +25,12 @@ import torch
 import hetkern
 
 dev = sys.argv[1] if len(sys.argv) > 1 else "cuda"
+families = sys.argv[2:] or ["norm", "softmax"]
 torch.manual_seed(0)
 NORM_SHAPES = [(1, 4096), (128, 4096), (1, 16384), (7, 16384), (600, 16384), (2048, 16384), (3000, 4096),
                (20000, 1024), (5, 300)]
-SOFTMAX_SHAPES = [(1, 32000), (40, 32000), (4096, 1024), (2048, 4096), (512, 16384), (1, 151936), (9, 777)]
+SOFTMAX_SHAPES = [(1, 32000), (40, 32000), (4096, 1024), (2048, 4096), (512, 16384), (1, 151936),
+                  (2, 180000), (1, 201088), (9, 777)]
 calls = 0
 # One e4m3 step: 2^-9 among subnormals, 1/8 of the value among normals (a
 # reference computed from other roundings may round to the next code).
@@ -59,7 +62,7 @@ def close(name, got, want, tol, rel=0.0):
 scale = torch.tensor(SCALE, dtype=torch.float32, device=dev)
 for dtype in (torch.bfloat16, torch.float16, torch.float32):
     tol = {torch.bfloat16: 0.05, torch.float16: 0.01, torch.float32: 1e-4}[dtype]
-    for rows, h in NORM_SHAPES:
+    for rows, h in NORM_SHAPES if "norm" in families else []:
         tag = f"{dtype} {rows}x{h}"
         x = torch.randn(rows, h, dtype=dtype, device=dev)
         w = torch.rand(h, dtype=dtype, device=dev) + 0.5
@@ -88,7 +91,7 @@ for dtype in (torch.bfloat16, torch.float16, torch.float32):
         close(f"fused_add_rmsnorm_quant {tag}", q.float(),
               fp8(torch.nn.functional.rms_norm(x.float() + r.float(), (h,), w.float(), 1e-6)),
               *E4M3_STEP)
-    for rows, cols in SOFTMAX_SHAPES:
+    for rows, cols in SOFTMAX_SHAPES if "softmax" in families else []:
         x = torch.randn(rows, cols, dtype=dtype, device=dev) * 4
         close(f"softmax {dtype} {rows}x{cols}", hetkern.softmax(x), torch.softmax(x.float(), -1), tol)
         close(f"log_softmax {dtype} {rows}x{cols}", hetkern.log_softmax(x), torch.log_softmax(x.float(), -1),

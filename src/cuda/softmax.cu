@@ -965,7 +965,8 @@ constexpr int64_t kClusterRowMaxPacks = int64_t{kClusterMax} * 512 * kClusterThr
 // The launch shape of a row of `packs` packs: the first (threads, packs per
 // thread) of (256, 4), (256, 8), (512, 8), (512, 16: float32 only), with
 // the smallest cluster (2, 4 or 8 blocks) that holds it: few registers,
-// then few blocks to merge.
+// then few blocks to merge. Softmax() may then take 16 blocks of 5, 6 or 8
+// packs for float32 (WithWideClusterPacks).
 struct ClusterShape {
   int blocks;  // per cluster (per row)
   int threads;
@@ -1030,7 +1031,7 @@ inline ClusterShape PickFewRowsClusterShape(int64_t rows, int64_t packs, int64_t
 // device by an attribute, and held where an SM partition (GPC) has 16 SMs
 // free. Asked once per device (a driver call and an occupancy query).
 template <void (*kKernel)(const float*, float*, int64_t, int64_t, int64_t, int64_t)>
-bool HoldsWideClusters(const DeviceScope& scope, int64_t rows) {
+bool HoldsWideClustersOf(const DeviceScope& scope, int64_t rows) {
   using Tag = std::integral_constant<decltype(kKernel), kKernel>;
   const int held = CachedPerDevice<Tag>(scope.device_id(), [&] {
     int clusters = 0;
@@ -1052,6 +1053,33 @@ bool HoldsWideClusters(const DeviceScope& scope, int64_t rows) {
   return rows <= held;
 }
 
+// Clusters of 16 blocks take float32 rows of 128K-256K values (32769-65536
+// packs) on 512 threads of 5, 6 or 8 packs a thread, the fewest that hold
+// the row. At 8 packs, a row of 151936 values left the last 3 of each
+// thread's packs -inf (padding), whose exps and sums the kernel still
+// takes. H100, graph replay, µs, 8 packs -> the fewest: 1x151936 (5)
+// softmax 7.64 -> 7.10, log_softmax 9.40 -> 8.22 (torch.compile 7.96);
+// 1x180000 (6) 7.74 -> 7.60, 9.55 -> 8.88; 1x201088 (7) 8.04 -> 8.21, 9.80
+// -> 9.77, so rows that need 7 take 8 (benchmarks/results/
+// h100-2026-12-06-stop59, run 2). Calls fn(std::integral_constant<int, kPacks>).
+template <class Fn>
+auto WithWideClusterPacks(int packs, Fn&& fn) {
+  switch (packs) {
+    case 5: return fn(Int<5>{});
+    case 6: return fn(Int<6>{});
+    default: return fn(Int<8>{});
+  }
+}
+constexpr int64_t kWideClusterThreadPacks = 16 * 512;  // a row's packs over its 16 x 512 threads
+
+bool HoldsWideClusters(const DeviceScope& scope, int64_t rows, int packs, bool log) {
+  return WithWideClusterPacks(packs, [&](auto packs_tag) {
+    constexpr int kPacks = decltype(packs_tag)::value;
+    return log ? HoldsWideClustersOf<ClusterRowsKernel<float, 4, 512, kPacks, true>>(scope, rows)
+               : HoldsWideClustersOf<ClusterRowsKernel<float, 4, 512, kPacks, false>>(scope, rows);
+  });
+}
+
 template <class T, int kVec>
 void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, const T* x, T* out,
                        int64_t rows, int64_t cols, int64_t x_stride, int64_t out_stride, bool log) {
@@ -1068,6 +1096,9 @@ void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, cons
   if constexpr (kClusterThreadMaxPacks<kVec> == 16) {
     if (shape.packs == 16) return launch(Int<512>{}, Int<16>{}, Int<1>{});
     if (shape.two_per_sm) return launch(Int<512>{}, Int<8>{}, Int<2>{});
+    if (shape.blocks == 16) {
+      return WithWideClusterPacks(shape.packs, [&](auto packs_tag) { launch(Int<512>{}, packs_tag, Int<1>{}); });
+    }
   }
   if (shape.threads == 512) return launch(Int<512>{}, Int<8>{}, Int<1>{});
   if (shape.packs == 8) return launch(Int<256>{}, Int<8>{}, Int<2>{});
@@ -1310,17 +1341,17 @@ void Softmax(const SoftmaxArgs& a) {
           cluster = a.rows * shape.blocks <=
                     kClusterWaves<kVec> * shape.BlocksPerSm() * scope.Multiprocessors();
           if constexpr (kVec == 4) {
-            // float32 rows of 128K-256K values: on 16 blocks of 8 packs a
-            // thread where the GPU holds that many such clusters at once
-            // (non-portable size), else 8 blocks of 16 packs.
-            if (shape.packs == 16 &&
-                (a.log ? HoldsWideClusters<ClusterRowsKernel<float, 4, 512, 8, true>>(scope, a.rows)
-                       : HoldsWideClusters<ClusterRowsKernel<float, 4, 512, 8, false>>(scope, a.rows))) {
-              shape = {16, 512, 8};
+            // float32 rows of 128K-256K values: on 16 blocks of 5, 6 or 8
+            // packs a thread where the GPU holds that many such clusters at
+            // once (non-portable size), else 8 blocks of 16 packs.
+            if (shape.packs == 16) {
+              const int needed = static_cast<int>((packs + kWideClusterThreadPacks - 1) / kWideClusterThreadPacks);
+              const int wide_packs = needed <= 6 ? needed : 8;  // WithWideClusterPacks' kernels
+              if (HoldsWideClusters(scope, a.rows, wide_packs, a.log)) shape = {16, 512, wide_packs};
             }
             // Rows of 512 threads x 8 packs past one wave of clusters: two
             // blocks an SM at 64 registers, one wave again.
-            shape.two_per_sm = shape.threads == 512 && shape.packs == 8 &&
+            shape.two_per_sm = shape.blocks <= kClusterMax && shape.threads == 512 && shape.packs == 8 &&
                                a.rows * shape.blocks > scope.Multiprocessors();
           }
         } else if (packs > int64_t{kMaxBlockThreads / 2} * kPacksMax<kVec>) {
