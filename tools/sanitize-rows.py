@@ -26,6 +26,8 @@ import hetkern
 
 dev = sys.argv[1] if len(sys.argv) > 1 else "cuda"
 families = sys.argv[2:] or ["norm", "softmax"]
+if not set(families) <= {"norm", "softmax"}:
+    raise SystemExit(f"families: norm or softmax, not {' '.join(families)}")
 torch.manual_seed(0)
 NORM_SHAPES = [(1, 4096), (128, 4096), (1, 16384), (7, 16384), (600, 16384), (2048, 16384), (3000, 4096),
                (20000, 1024), (5, 300)]
