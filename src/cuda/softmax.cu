@@ -1097,7 +1097,8 @@ void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, cons
     if (shape.packs == 16) return launch(Int<512>{}, Int<16>{}, Int<1>{});
     if (shape.two_per_sm) return launch(Int<512>{}, Int<8>{}, Int<2>{});
     if (shape.blocks == 16) {
-      return WithWideClusterPacks(shape.packs, [&](auto packs_tag) { launch(Int<512>{}, packs_tag, Int<1>{}); });
+      return WithWideClusterPacks(shape.packs,
+                                  [&](auto packs_tag) { launch(Int<512>{}, packs_tag, Int<1>{}); });
     }
   }
   if (shape.threads == 512) return launch(Int<512>{}, Int<8>{}, Int<1>{});
@@ -1345,7 +1346,8 @@ void Softmax(const SoftmaxArgs& a) {
             // packs a thread where the GPU holds that many such clusters at
             // once (non-portable size), else 8 blocks of 16 packs.
             if (shape.packs == 16) {
-              const int needed = static_cast<int>((packs + kWideClusterThreadPacks - 1) / kWideClusterThreadPacks);
+              const int needed =
+                  static_cast<int>((packs + kWideClusterThreadPacks - 1) / kWideClusterThreadPacks);
               const int wide_packs = needed <= 6 ? needed : 8;  // WithWideClusterPacks' kernels
               if (HoldsWideClusters(scope, a.rows, wide_packs, a.log)) shape = {16, 512, wide_packs};
             }
