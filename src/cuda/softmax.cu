@@ -1348,7 +1348,9 @@ void Softmax(const SoftmaxArgs& a) {
             if (shape.packs == 16) {
               const int needed =
                   static_cast<int>((packs + kWideClusterThreadPacks - 1) / kWideClusterThreadPacks);
-              const int wide_packs = needed <= 6 ? needed : 8;  // WithWideClusterPacks' kernels
+              // The packs of the kernel WithWideClusterPacks takes for them.
+              const int wide_packs =
+                  WithWideClusterPacks(needed, [](auto packs_tag) { return decltype(packs_tag)::value; });
               if (HoldsWideClusters(scope, a.rows, wide_packs, a.log)) shape = {16, 512, wide_packs};
             }
             // Rows of 512 threads x 8 packs past one wave of clusters: two
