@@ -3,7 +3,7 @@ FlashInfer (where installed) on chosen ops and shapes, each timed per call
 from a replayed CUDA graph (hetkern.bench.harness.time_cuda_graph), without
 the full sweep's torch.compile builds.
 
-    python benchmarks/graph_probe.py [--ops rmsnorm,softmax] [--shapes 1x32000,32x32000]
+    python benchmarks/graph_probe.py [--ops rmsnorm,softmax] [--shapes 1x32000,32x32000,rope:4096x0]
         [--dtype float32] [--compile] [--ncu] [--buffers 4] [--device cpu --threads 1,16]
 
 --device cpu times the same cases on the CPU instead (the Python call, out=
@@ -155,7 +155,9 @@ def report(op, rows, cols, dtype, times, copy, threads):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ops", default=",".join(CASES))
-    p.add_argument("--shapes", help="these ROWSxCOLS instead of the ops' cases (rope: TOKENSx0)")
+    p.add_argument("--shapes", help="these ROWSxCOLS instead of the ops' cases (rope: TOKENSx0); "
+                                    "OP:ROWSxCOLS entries are that op's alone, and an op that has "
+                                    "such entries takes no others")
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--compile", action="store_true", help="torch.compile as a contender too")
     p.add_argument("--ncu", action="store_true")
@@ -170,10 +172,16 @@ def main():
     p.add_argument("--threads", default="1", help="CPU thread counts, e.g. 1,16")
     p.add_argument("--numpy", action="store_true", help="CPU: NumPy as a contender too, where it has the op")
     args = p.parse_args()
-    only = [tuple(map(int, s.split("x"))) for s in args.shapes.split(",")] if args.shapes else None
+    shared, own = [], {}  # shapes for every op; OP: shapes for that op only
+    for entry in args.shapes.split(",") if args.shapes else []:
+        op, _, shape = entry.rpartition(":")
+        (own.setdefault(op, []) if op else shared).append(tuple(map(int, shape.split("x"))))
+    unknown = set(own) - set(args.ops.split(","))
+    if unknown:
+        p.error(f"--shapes names ops not in --ops: {', '.join(sorted(unknown))}")
     probe = probe_cpu if args.device == "cpu" else probe_cuda
     for op in args.ops.split(","):
-        for rows, cols in only or CASES[op]:
+        for rows, cols in own.get(op) or shared or CASES[op]:
             probe(op, rows, cols, args)
 
 

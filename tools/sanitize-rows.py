@@ -1,11 +1,14 @@
-"""A workload for compute-sanitizer over the row kernels (norms and softmax).
+"""A workload for compute-sanitizer over the row kernels (norms, softmax, rope).
 
-Calls every norm op (the fp8 quant ones too) and softmax/log_softmax in
+Calls every norm op (the fp8 quant ones too), softmax/log_softmax and rope in
 bfloat16, float16 and float32 at shapes that reach each launch shape:
 - one row and decode batches;
 - 4 packs a thread at 16384 values;
 - the several-blocks grids of 600-20000 rows;
 - cluster rows of 32000-201088 values (16-block float32 rows of 5, 6 and 8 packs);
+- rope: one token, more tokens than the grid holds blocks (each block
+  pipelining its tokens), odd head sizes and misaligned starts (the
+  element-wise kernel), no key, float32 caches, out-of-range positions (CUDA);
 - odd sizes.
 Each result is compared with torch's, so a call that wrote the wrong place
 fails here too. The bits are checked by tests/test_norm*.py and test_softmax.py.
@@ -15,7 +18,7 @@ selections over the same kernels ran past 95-200 s without a summary (stop
 57). Stop 58 made it for stop 56's kernels (its copy is in
 benchmarks/results/h100-2026-12-06-stop58/). Run it through
 `SANITIZE=rows tools/gpu-check sanitize`, or alone:
-`compute-sanitizer --tool memcheck python3 tools/sanitize-rows.py [cuda|cpu] [norm|softmax]`
+`compute-sanitizer --tool memcheck python3 tools/sanitize-rows.py [cuda|cpu] [norm|softmax|rope]`
 (the second argument: only that family's calls).
 """
 import sys
@@ -25,12 +28,16 @@ import torch
 import hetkern
 
 dev = sys.argv[1] if len(sys.argv) > 1 else "cuda"
-families = sys.argv[2:] or ["norm", "softmax"]
-if not set(families) <= {"norm", "softmax"}:
-    raise SystemExit(f"families: norm or softmax, not {' '.join(families)}")
+FAMILIES = ["norm", "softmax", "rope"]
+families = sys.argv[2:] or FAMILIES
+if not set(families) <= set(FAMILIES):
+    raise SystemExit(f"families: {', '.join(FAMILIES)}, not {' '.join(families)}")
 torch.manual_seed(0)
 NORM_SHAPES = [(1, 4096), (128, 4096), (1, 16384), (7, 16384), (600, 16384), (2048, 16384), (3000, 4096),
                (20000, 1024), (5, 300)]
+# (tokens, query heads, key heads or None, head size, rotary dims, element offset)
+ROPE_CASES = [(1, 32, 8, 128, 128, 0), (5000, 7, 3, 128, 128, 0), (3000, 5, None, 128, 64, 0),
+              (9, 4, 2, 34, 32, 0), (9, 4, 2, 128, 128, 1)]
 SOFTMAX_SHAPES = [(1, 32000), (40, 32000), (4096, 1024), (2048, 4096), (512, 16384), (1, 151936),
                   (2, 180000), (1, 201088), (9, 777)]
 calls = 0
@@ -98,6 +105,32 @@ for dtype in (torch.bfloat16, torch.float16, torch.float32):
         close(f"softmax {dtype} {rows}x{cols}", hetkern.softmax(x), torch.softmax(x.float(), -1), tol)
         close(f"log_softmax {dtype} {rows}x{cols}", hetkern.log_softmax(x), torch.log_softmax(x.float(), -1),
               tol * 16)
+    for tokens, heads, kv_heads, head_size, rot_dim, offset in ROPE_CASES if "rope" in families else []:
+        for is_neox in (True, False):
+            for cache_dtype in {dtype, torch.float32}:
+                tag = f"rope {dtype} {tokens}x{heads}+{kv_heads}x{head_size} rot {rot_dim} neox {is_neox}"
+                positions = torch.randint(0, 4096, (tokens,), device=dev)
+                if dev == "cuda":  # out of range: skipped, left unchanged (the CPU raises)
+                    positions[::41] = 4096 + 7
+                inv_freq = 1.0 / 10000.0 ** (torch.arange(0, rot_dim, 2, device=dev) / rot_dim)
+                freqs = torch.outer(torch.arange(4096, device=dev, dtype=torch.float32), inv_freq)
+                cache = torch.cat((freqs.cos(), freqs.sin()), -1).to(cache_dtype)
+                q = torch.randn(tokens * heads * head_size + offset, dtype=dtype, device=dev)[offset:]
+                q = q.view(tokens, heads, head_size)
+                k = None if kv_heads is None else torch.randn(tokens, kv_heads, head_size, dtype=dtype, device=dev)
+                want = [t.float().clone() for t in (q, k) if t is not None]
+                valid = positions < 4096
+                cos, sin = cache.float()[positions[valid]].unsqueeze(1).chunk(2, -1)
+                for t in want:
+                    x = t[valid]
+                    rot = x[..., :rot_dim]
+                    x1, x2 = rot.chunk(2, -1) if is_neox else (rot[..., ::2], rot[..., 1::2])
+                    o1, o2 = x1 * cos - x2 * sin, x2 * cos + x1 * sin
+                    x[..., :rot_dim] = torch.cat((o1, o2), -1) if is_neox else torch.stack((o1, o2), -1).flatten(-2)
+                    t[valid] = x
+                hetkern.rope(positions, q, k, head_size, cache, is_neox)
+                for got, exp in zip((q, k), want):
+                    close(tag, got, exp, tol * 8)
 if dev == "cuda":
     torch.cuda.synchronize()
 print(f"{calls} calls checked on {dev}")
