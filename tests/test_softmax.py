@@ -195,10 +195,12 @@ def check_dominating_max(dtype, device):
     max): the sum of exp(x - max) is ones + tiny, and log_softmax at the max
     is -log1p(tiny), which log of a rounded sum loses (the first GPU run:
     bfloat16 [-0.68, -0.12, 12.5] 2 ulps off on CUDA and CPU). Lengths: warp
-    path, block path / two CPU segments, and on CUDA a cluster's row."""
+    path, block path / two CPU segments, and on CUDA cluster rows (20000:
+    4-block clusters of one (max, sum) reduction, each warp's sum rebased to
+    the row's max; 40000: the max, then the sum)."""
     gaps = torch.arange(4.0, 61.0, 2.0, dtype=torch.float64)
     g = torch.Generator().manual_seed(5)
-    for length in (3, 40, 1500, 5000) + ((40000,) if device == "cuda" else ()):
+    for length in (3, 40, 1500, 5000) + ((20000, 40000) if device == "cuda" else ()):
         x = 7.25 - gaps[:, None] - 3 * torch.rand(len(gaps), length, generator=g, dtype=torch.float64)
         at_max = torch.arange(len(gaps)) * 7919 % length  # anywhere: vector part, tail, 2nd segment
         x[torch.arange(len(gaps)), at_max] = 7.25
@@ -421,11 +423,12 @@ def test_cuda_vocabulary_rows(dtype, op):
         x[1, :] = -INF
         x[2, length // 3] = INF if n_rows > 3 else NAN
         check(ours(x), x, theirs)
-    # Rows of 16K-32K values: 8-block clusters up to 16 rows, 4-block ones up to 33 (132 SMs)
+    # Rows of 16K-32K values (one (max, sum) reduction): 8-block clusters up to 16 rows, 4-block
+    # ones up to 33 (132 SMs)
     x = rows_of(24, 32000, dtype, "cuda", seed=24)
     x[5, :] = -INF
     check(ours(x), x, theirs)
-    # 33-66 rows: 2-block clusters (float32: 512 threads of 8 packs)
+    # 33-66 rows: float32 on 2-block clusters (256 threads of 16 packs); 16-bit rows one block each
     x = rows_of(48, 32000, dtype, "cuda", seed=48)
     x[47, :] = -INF
     x[3, 7] = NAN

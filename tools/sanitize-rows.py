@@ -5,7 +5,7 @@ bfloat16, float16 and float32 at shapes that reach each launch shape:
 - one row and decode batches;
 - 4 packs a thread at 16384 values;
 - the several-blocks grids of 600-20000 rows;
-- cluster rows of 32000-201088 values (16-block float32 rows of 5, 6 and 8 packs);
+- cluster rows of 32000-201088 values (2-, 4- and 8-block rows of 32000; 16-block float32 rows of 5, 6 and 8 packs);
 - rope: one token, more tokens than the grid holds blocks (each block
   pipelining its tokens), odd head sizes and misaligned starts (the
   element-wise kernel), no key, float32 caches, out-of-range positions (CUDA);
@@ -38,7 +38,7 @@ NORM_SHAPES = [(1, 4096), (128, 4096), (1, 16384), (7, 16384), (600, 16384), (20
 # (tokens, query heads, key heads or None, head size, rotary dims, element offset)
 ROPE_CASES = [(1, 32, 8, 128, 128, 0), (5000, 7, 3, 128, 128, 0), (3000, 5, None, 128, 64, 0),
               (9, 4, 2, 34, 32, 0), (9, 4, 2, 128, 128, 1)]
-SOFTMAX_SHAPES = [(1, 32000), (40, 32000), (4096, 1024), (2048, 4096), (512, 16384), (1, 151936),
+SOFTMAX_SHAPES = [(1, 32000), (20, 32000), (40, 32000), (4096, 1024), (2048, 4096), (512, 16384), (1, 151936),
                   (2, 180000), (1, 201088), (9, 777)]
 calls = 0
 # One e4m3 step: 2^-9 among subnormals, 1/8 of the value among normals (a

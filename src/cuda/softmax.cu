@@ -776,17 +776,28 @@ __device__ __forceinline__ MaxSum<C> BlockMerge(MaxSum<C> acc, MaxSum<C>* shared
 // ---- Long rows held by a cluster: one read, one write --------------------------
 //
 // A row too long for one block's registers (32768 to 262144 16-bit or
-// float32 logits), or a 16-bit row of 16K-32K values that would take a whole
+// float32 logits), or a row of 16K-32K values that would take a whole
 // block, when there are few such rows, is split over a cluster of
 // kClusterMax or fewer blocks of kThreads threads, each thread holding kPacks
 // packs of it in registers: x is read from memory once, as in the register
-// kernel, instead of twice as in the online one. Two cheap reductions over the cluster, no exp in either: the
-// row's max, then the ones + rest sum of exp(x - max) (per pack in C,
-// beyond in double). Each goes warp butterfly -> per-warp values in shared
-// memory -> butterfly over the warps -> per-block values read by every
-// warp from every block of the cluster (distributed shared memory) ->
-// butterfly over the blocks: every thread of the cluster ends with the same
-// bits, in an order fixed by the launch shape.
+// kernel, instead of twice as in the online one. Two cheap reductions over
+// the cluster, no exp in either: the row's max, then the ones + rest sum of
+// exp(x - max) (per pack in C, beyond in double). Each goes warp butterfly
+// -> per-warp values in shared memory -> butterfly over the warps ->
+// per-block values read by every warp from every block of the cluster
+// (distributed shared memory) -> butterfly over the blocks: every thread of
+// the cluster ends with the same bits, in an order fixed by the launch
+// shape. Rows of 16K-32K values (kOneReduction) take one reduction of (max,
+// sum) pairs instead: each warp's max (a butterfly, no barrier), the sums
+// of exp(x - that max), and the pairs merged by the same path, each lane's
+// pair rebased to its group's max with one exp in double (no error the sum
+// would notice): one cluster barrier a row, not two. H100, graph replay,
+// µs, two reductions -> one (run 1, all cluster rows): bfloat16
+// log_softmax 32x32000 5.77 -> 5.30, float32 softmax 32x32000 6.77 -> 6.60,
+// log_softmax 7.50 -> 6.86; but longer rows lost (float32 softmax 1x128256
+// 6.65 -> 6.90, 1x151936 on 16 blocks 7.10 -> 8.75), so they keep two (run
+// 2, as landed: those level; float32 log_softmax 1x32000 4.68 -> 4.34,
+// 32x32000 7.38 -> 6.77; benchmarks/results/h100-2026-12-06-stop60).
 constexpr int kClusterMax = 8;  // the portable cluster size limit
 
 template <class V, class Op>
@@ -830,6 +841,42 @@ __device__ __forceinline__ void ClusterReduce(V (&v)[N], V (*warps)[kWarps], V* 
   }
 }
 
+// The merge of the (max, sum) pairs of each aligned group of `lanes` lanes,
+// in every lane of the group: a rebase (an exp) only where a lane's max is
+// below the group's.
+template <class C>
+__device__ __forceinline__ MaxSum<C> MergeOver(const MaxSum<C>& v, int lanes) {
+  const C max = ButterflyOver(v.max, lanes, [](C a, C b) { return fmax(a, b); });
+  const ExpSum<double> sum = v.sum.Rebased(v.max, max);
+  const auto add = [](double a, double b) { return a + b; };
+  return {max, {ButterflyOver(sum.ones, lanes, add), ButterflyOver(sum.rest, lanes, add)}};
+}
+
+// The row's (max, sum) over the cluster, from each lane's sum relative to
+// its warp's max, part.max (all the cluster's threads call it): kOneReduction's
+// merge. `warps` and `block` are its shared slots: the warps' are written
+// again after the next row's cluster barrier, which every reader passes
+// after reading them; the caller alternates two `block` slots between rows,
+// since other blocks read them after that barrier.
+template <int kWarps, class C>
+__device__ __forceinline__ MaxSum<C> ClusterMergeParts(const MaxSum<C>& part, MaxSum<C> (&warps)[kWarps],
+                                                       MaxSum<C>* block) {
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  const int lane = threadIdx.x % 32;
+  const auto add = [](double a, double b) { return a + b; };
+  MaxSum<C> merged{part.max, {ButterflyOver(part.sum.ones, 32, add), ButterflyOver(part.sum.rest, 32, add)}};
+  if (lane == 0) warps[threadIdx.x / 32] = merged;
+  __syncthreads();
+  // Lane l takes warp l % kWarps (then block l % n_blocks): every aligned
+  // group of lanes holds all the pairs.
+  merged = MergeOver(warps[lane % kWarps], kWarps);
+  if (threadIdx.x == 0) *block = merged;
+  cluster.sync();
+  const int n_blocks = static_cast<int>(cluster.num_blocks());
+  return MergeOver(*cluster.map_shared_rank(block, lane % n_blocks), n_blocks);
+}
+
 // 256-thread blocks run two per SM (<= 128 registers a thread), so that one
 // row's loads overlap another's math; 512-thread blocks (the longest rows)
 // one, or two at 64 registers where ClusterShape::two_per_sm asks for it.
@@ -837,7 +884,7 @@ __device__ __forceinline__ void ClusterReduce(V (&v)[N], V (*warps)[kWarps], V* 
 // converted values taking registers too); float32 ones, which need no
 // conversion, up to 16 (64 registers of row).
 template <class T, int kVec, int kThreads, int kPacks, bool kLog,
-          int kBlocksPerSm = (kThreads <= 256 ? 2 : 1)>
+          int kBlocksPerSm = (kThreads <= 256 ? 2 : 1), bool kOneReduction = false>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     ClusterRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
                       int64_t out_stride) {
@@ -855,10 +902,13 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   const int rank = static_cast<int>(cluster.block_rank());
   constexpr int kWarps = kThreads / 32;
   constexpr int kSums = kLog ? 2 : 1;  // log_softmax: rest and ones; softmax: rest
-  __shared__ C warp_max[1][kWarps];
+  // The block slots are read by the cluster's other blocks.
+  __shared__ C warp_max[1][kWarps];  // two reductions
   __shared__ double warp_sums[kSums][kWarps];
-  __shared__ C block_max[1];  // the block slots are read by the cluster's other blocks
+  __shared__ C block_max[1];
   __shared__ double block_sums[kSums];
+  __shared__ MaxSum<C> warp_parts[kWarps];  // one (kOneReduction)
+  __shared__ MaxSum<C> block_parts[2];      // by row parity
   const int64_t packs = cols / kVec;
   const int64_t first_pack = int64_t{rank} * kThreads * kPacks + threadIdx.x;
   const int64_t clusters = gridDim.x / cluster_size;
@@ -867,7 +917,8 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   for (int k = 0; k < kVec; ++k) neg_inf.lane[k] = Types::Store(NegInf<C>());
   const auto fmax_op = [](C a, C b) { return fmax(a, b); };
   const auto add_op = [](double a, double b) { return a + b; };
-  for (int64_t row = blockIdx.x / cluster_size; row < rows; row += clusters) {
+  int parity = 0;
+  for (int64_t row = blockIdx.x / cluster_size; row < rows; row += clusters, parity ^= 1) {
     const P* xr = reinterpret_cast<const P*>(x + row * x_stride);
     P cache[kPacks];
 #pragma unroll
@@ -892,10 +943,17 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     PackMax<T, kVec> thread_max;
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) thread_max.Add(cache[s]);
-    C reduced_max[1] = {thread_max.Get()};
-    ClusterReduce(reduced_max, warp_max, block_max, fmax_op);
-    const C max = reduced_max[0];
-    const C shift = max == NegInf<C>() ? C(0) : max;  // as in RegisterRowsKernel
+    // The max the sums' exps are taken relative to: the row's (two
+    // reductions), or the warp's, rebased to the row's in the merge.
+    C base_max;
+    if constexpr (kOneReduction) {
+      base_max = ButterflyOver(thread_max.Get(), 32, fmax_op);
+    } else {
+      C reduced_max[1] = {thread_max.Get()};
+      ClusterReduce(reduced_max, warp_max, block_max, fmax_op);
+      base_max = reduced_max[0];
+    }
+    const C base_shift = base_max == NegInf<C>() ? C(0) : base_max;  // as in RegisterRowsKernel
     forget_converted();
     double ones = 0.0, rest = 0.0;
 #pragma unroll
@@ -909,27 +967,34 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
           // float32: 1x128256 8.13 -> 7.63 us, 1x151936 11.34 -> 10.35; but
           // 32x128256 19.73 -> 24.62, its 128 registers leaving room for one
           // 512-thread block an SM instead of two).
-          const C term = RowExp<T>::Plain(v - shift);
-          const bool is_max = v - max == C(0);  // NaN, not 0, for v == max == +-inf
+          const C term = RowExp<T>::Plain(v - base_shift);
+          const bool is_max = v - base_max == C(0);  // NaN, not 0, for v == max == +-inf
           pack_sum.ones += is_max ? C(1) : C(0);
           pack_sum.rest += is_max ? C(0) : term;
         } else {
-          pack_sum.rest += RowExp<T>::Scaled(v - shift);
+          pack_sum.rest += RowExp<T>::Scaled(v - base_shift);
         }
       }
       ones += pack_sum.ones;
       rest += pack_sum.rest;
     }
     forget_converted();
-    // log_softmax's ones ride along with rest: one cluster barrier, not two
-    // (softmax's ones are 0).
-    double sums[kSums];
-    sums[0] = rest;
-    if constexpr (kLog) sums[kSums - 1] = ones;
-    ClusterReduce(sums, warp_sums, block_sums, add_op);
-    const ExpSum<double> sum{kLog ? sums[kSums - 1] : 0.0, sums[0]};
+    MaxSum<C> total;
+    if constexpr (kOneReduction) {
+      total = ClusterMergeParts(MaxSum<C>{base_max, {ones, rest}}, warp_parts, &block_parts[parity]);
+    } else {
+      // log_softmax's ones ride along with rest: one reduction, not two
+      // (softmax's ones are 0).
+      double sums[kSums];
+      sums[0] = rest;
+      if constexpr (kLog) sums[kSums - 1] = ones;
+      ClusterReduce(sums, warp_sums, block_sums, add_op);
+      total = {base_max, {kLog ? sums[kSums - 1] : 0.0, sums[0]}};
+    }
+    const C max = total.max;
+    const C shift = max == NegInf<C>() ? C(0) : max;
     // softmax: exp(v - max) * (1 / sum); log_softmax: (v - max) - log(sum).
-    const C scale = sum.template Scale<C>(kLog);
+    const C scale = total.sum.template Scale<C>(kLog);
     P* outr = reinterpret_cast<P*>(out + row * out_stride);
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
@@ -974,6 +1039,7 @@ struct ClusterShape {
   // 512 threads x 8 float32 packs held to 64 registers, two blocks an SM:
   // for rows that would otherwise take a second wave of clusters.
   bool two_per_sm = false;
+  bool one_reduction = false;  // ClusterRowsKernel's kOneReduction
   int BlocksPerSm() const { return threads <= 256 || two_per_sm ? 2 : 1; }
 };
 
@@ -1004,26 +1070,30 @@ ClusterShape PickClusterShape(int64_t packs) {
 
 // Rows the register kernel would give a whole 1024-thread block
 // (16K-32K values), when rows x 2 blocks fit the SMs at once (a decode
-// step's logits): a cluster of 8 (else 4, else 2) 256-thread blocks per row
-// (float32 on 2: 512 threads of 8 packs), so that a row's exps run on 2-8
-// SMs' MUFU units instead of one (each thread holds 16 or 32 values,
-// against 32, though the cluster kernel exps each value twice). H100,
-// bfloat16 x 32000, graph replay: 1 row 4.26 us on 8 blocks of 2 packs (4.43
-// on 4 of 4) against 5.01 in one 1024-thread block (Liger: 4.85); 32 rows
-// 5.62 on 4 blocks against 5.73 (8 blocks: 6.01). H200, log_softmax of 40
-// rows on 2 blocks against one 1024-thread block: bfloat16 5.64 -> 5.05 us,
-// float32 8.46 -> 7.56.
-// float32 rows of 16K-32K values take it too (1, 32 x 32000 trailed Liger
-// at 0.88, 0.93 in one block). blocks == 0: none.
-inline ClusterShape PickFewRowsClusterShape(int64_t rows, int64_t packs, int64_t sms) {
+// step's logits): a cluster of 8 (else 4, else 2) 256-thread blocks per row,
+// of 2-16 packs a thread, in one reduction (kOneReduction), so that a row's
+// exps run on 2-8 SMs' MUFU units instead of one (each thread holds 16 to 64
+// values, against 32, though the cluster kernel exps each value twice).
+// H100, bfloat16 x 32000, graph replay: 1 row 4.26 us on 8 blocks of 2
+// packs (4.43 on 4 of 4) against 5.01 in one 1024-thread block (Liger:
+// 4.85); 32 rows 5.62 on 4 blocks against 5.73 (8 blocks: 6.01). float32
+// rows take it too (1, 32 x 32000 trailed Liger at 0.88, 0.93 in one block);
+// on 2 blocks, 256 threads of 16 packs (two blocks an SM) rather than 512 of
+// 8: softmax 48x32000 8.30 -> 7.20 us, 64x32000 8.31 -> 7.64, log_softmax
+// 9.03 -> 8.40, 9.07 -> 8.90 (run 1, two reductions). 16-bit rows take no 2-block cluster
+// (`min_blocks`): 33-66 rows then run as more rows do, one 1024-thread
+// block a row, like Liger: bfloat16 softmax 48x32000 5.63 -> 5.14, 64x32000
+// 5.84 -> 5.35, log_softmax 6.16 -> 5.92, 6.33 -> 6.12 (Liger's softmax
+// 5.47, 5.71; benchmarks/results/h100-2026-12-06-stop60, run 1).
+// blocks == 0: none.
+inline ClusterShape PickFewRowsClusterShape(int64_t rows, int64_t packs, int64_t sms, int min_blocks) {
   for (const int blocks : {8, 4, 2}) {
-    if (rows * blocks > sms) continue;
+    if (blocks < min_blocks || rows * blocks > sms) continue;
     int per_thread = 2;
-    while (per_thread < 8 && packs > int64_t{blocks} * 256 * per_thread) per_thread *= 2;
-    if (packs <= int64_t{blocks} * 256 * per_thread) return {blocks, 256, per_thread};
-    if (packs <= int64_t{blocks} * 512 * 8) return {blocks, 512, 8};  // float32 x 32000 on 2
+    while (per_thread < 16 && packs > int64_t{blocks} * 256 * per_thread) per_thread *= 2;
+    if (packs <= int64_t{blocks} * 256 * per_thread) return {blocks, 256, per_thread, false, true};
   }
-  return {0, 0, 0};
+  return {};
 }
 
 // Whether the GPU holds `rows` clusters of 16 blocks of kKernel (512
@@ -1086,25 +1156,35 @@ void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, cons
   const LaunchShape launch_shape{dim3(static_cast<unsigned>(rows * shape.blocks)),  // a cluster a row
                                  dim3(static_cast<unsigned>(shape.threads)), 0,
                                  static_cast<unsigned>(shape.blocks)};
-  const auto launch = [&](auto threads_tag, auto packs_tag, auto per_sm_tag) {
+  const auto launch = [&](auto threads_tag, auto packs_tag, auto per_sm_tag, auto one_reduction_tag) {
     constexpr int kThreads = decltype(threads_tag)::value, kPacks = decltype(packs_tag)::value;
     constexpr int kPerSm = decltype(per_sm_tag)::value;
-    const auto kernel = log ? ClusterRowsKernel<T, kVec, kThreads, kPacks, true, kPerSm>
-                            : ClusterRowsKernel<T, kVec, kThreads, kPacks, false, kPerSm>;
+    constexpr bool kOne = decltype(one_reduction_tag)::value;
+    const auto kernel = log ? ClusterRowsKernel<T, kVec, kThreads, kPacks, true, kPerSm, kOne>
+                            : ClusterRowsKernel<T, kVec, kThreads, kPacks, false, kPerSm, kOne>;
     LaunchDependent(scope, kernel, launch_shape, x, out, rows, cols, x_stride, out_stride);
   };
+  constexpr std::true_type kOne;
+  constexpr std::false_type kTwo;
+  if (shape.one_reduction) {  // PickFewRowsClusterShape's: 256 threads
+    if constexpr (kClusterThreadMaxPacks<kVec> == 16) {
+      if (shape.packs == 16) return launch(Int<256>{}, Int<16>{}, Int<2>{}, kOne);
+    }
+    if (shape.packs == 8) return launch(Int<256>{}, Int<8>{}, Int<2>{}, kOne);
+    if (shape.packs == 4) return launch(Int<256>{}, Int<4>{}, Int<2>{}, kOne);
+    return launch(Int<256>{}, Int<2>{}, Int<2>{}, kOne);
+  }
   if constexpr (kClusterThreadMaxPacks<kVec> == 16) {
-    if (shape.packs == 16) return launch(Int<512>{}, Int<16>{}, Int<1>{});
-    if (shape.two_per_sm) return launch(Int<512>{}, Int<8>{}, Int<2>{});
+    if (shape.packs == 16) return launch(Int<512>{}, Int<16>{}, Int<1>{}, kTwo);
+    if (shape.two_per_sm) return launch(Int<512>{}, Int<8>{}, Int<2>{}, kTwo);
     if (shape.blocks == 16) {
       return WithWideClusterPacks(shape.packs,
-                                  [&](auto packs_tag) { launch(Int<512>{}, packs_tag, Int<1>{}); });
+                                  [&](auto packs_tag) { launch(Int<512>{}, packs_tag, Int<1>{}, kTwo); });
     }
   }
-  if (shape.threads == 512) return launch(Int<512>{}, Int<8>{}, Int<1>{});
-  if (shape.packs == 8) return launch(Int<256>{}, Int<8>{}, Int<2>{});
-  if (shape.packs == 2) return launch(Int<256>{}, Int<2>{}, Int<2>{});
-  return launch(Int<256>{}, Int<4>{}, Int<2>{});
+  if (shape.threads == 512) return launch(Int<512>{}, Int<8>{}, Int<1>{}, kTwo);
+  if (shape.packs == 8) return launch(Int<256>{}, Int<8>{}, Int<2>{}, kTwo);
+  return launch(Int<256>{}, Int<4>{}, Int<2>{}, kTwo);
 }
 
 // The row's (max, sum) over the blocks of this block's cluster: each block's
@@ -1359,7 +1439,8 @@ void Softmax(const SoftmaxArgs& a) {
                                a.rows * shape.blocks > scope.Multiprocessors();
           }
         } else if (packs > int64_t{kMaxBlockThreads / 2} * kPacksMax<kVec>) {
-          shape = PickFewRowsClusterShape(a.rows, packs, scope.Multiprocessors());
+          const int min_blocks = kVec == 8 ? 4 : 2;  // 16-bit rows: no 2-block cluster
+          shape = PickFewRowsClusterShape(a.rows, packs, scope.Multiprocessors(), min_blocks);
           cluster = shape.blocks > 0;
         }
         if (cluster) {
