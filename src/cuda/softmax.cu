@@ -902,13 +902,15 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   const int rank = static_cast<int>(cluster.block_rank());
   constexpr int kWarps = kThreads / 32;
   constexpr int kSums = kLog ? 2 : 1;  // log_softmax: rest and ones; softmax: rest
-  // The block slots are read by the cluster's other blocks.
-  __shared__ C warp_max[1][kWarps];  // two reductions
+  // The slots of the two reductions (the max, then the sums) and of the one
+  // (kOneReduction; its block slot by row parity). The block slots are read
+  // by the cluster's other blocks.
+  __shared__ C warp_max[1][kWarps];
   __shared__ double warp_sums[kSums][kWarps];
   __shared__ C block_max[1];
   __shared__ double block_sums[kSums];
-  __shared__ MaxSum<C> warp_parts[kWarps];  // one (kOneReduction)
-  __shared__ MaxSum<C> block_parts[2];      // by row parity
+  __shared__ MaxSum<C> warp_parts[kWarps];
+  __shared__ MaxSum<C> block_parts[2];
   const int64_t packs = cols / kVec;
   const int64_t first_pack = int64_t{rank} * kThreads * kPacks + threadIdx.x;
   const int64_t clusters = gridDim.x / cluster_size;
@@ -1080,17 +1082,21 @@ ClusterShape PickClusterShape(int64_t packs) {
 // rows take it too (1, 32 x 32000 trailed Liger at 0.88, 0.93 in one block);
 // on 2 blocks, 256 threads of 16 packs (two blocks an SM) rather than 512 of
 // 8: softmax 48x32000 8.30 -> 7.20 us, 64x32000 8.31 -> 7.64, log_softmax
-// 9.03 -> 8.40, 9.07 -> 8.90 (run 1, two reductions). 16-bit rows take no 2-block cluster
-// (`min_blocks`): 33-66 rows then run as more rows do, one 1024-thread
+// 9.03 -> 8.40, 9.07 -> 8.90 (run 1, two reductions). 16-bit rows take no
+// 2-block cluster: 33-66 rows then run as more rows do, one 1024-thread
 // block a row, like Liger: bfloat16 softmax 48x32000 5.63 -> 5.14, 64x32000
 // 5.84 -> 5.35, log_softmax 6.16 -> 5.92, 6.33 -> 6.12 (Liger's softmax
 // 5.47, 5.71; benchmarks/results/h100-2026-12-06-stop60, run 1).
 // blocks == 0: none.
-inline ClusterShape PickFewRowsClusterShape(int64_t rows, int64_t packs, int64_t sms, int min_blocks) {
+template <int kVec>
+ClusterShape PickFewRowsClusterShape(int64_t rows, int64_t packs, int64_t sms) {
+  constexpr int kMinBlocks = kVec == 8 ? 4 : 2;
   for (const int blocks : {8, 4, 2}) {
-    if (blocks < min_blocks || rows * blocks > sms) continue;
+    if (blocks < kMinBlocks || rows * blocks > sms) continue;
     int per_thread = 2;
-    while (per_thread < 16 && packs > int64_t{blocks} * 256 * per_thread) per_thread *= 2;
+    while (per_thread < kClusterThreadMaxPacks<kVec> && packs > int64_t{blocks} * 256 * per_thread) {
+      per_thread *= 2;
+    }
     if (packs <= int64_t{blocks} * 256 * per_thread) return {blocks, 256, per_thread, false, true};
   }
   return {};
@@ -1166,13 +1172,13 @@ void LaunchClusterRows(const DeviceScope& scope, const ClusterShape& shape, cons
   };
   constexpr std::true_type kOne;
   constexpr std::false_type kTwo;
-  if (shape.one_reduction) {  // PickFewRowsClusterShape's: 256 threads
+  if (shape.one_reduction) {  // PickFewRowsClusterShape's: 256 threads of 2, 4, 8 (or 16) packs
+    if (shape.packs == 2) return launch(Int<256>{}, Int<2>{}, Int<2>{}, kOne);
+    if (shape.packs == 4) return launch(Int<256>{}, Int<4>{}, Int<2>{}, kOne);
     if constexpr (kClusterThreadMaxPacks<kVec> == 16) {
       if (shape.packs == 16) return launch(Int<256>{}, Int<16>{}, Int<2>{}, kOne);
     }
-    if (shape.packs == 8) return launch(Int<256>{}, Int<8>{}, Int<2>{}, kOne);
-    if (shape.packs == 4) return launch(Int<256>{}, Int<4>{}, Int<2>{}, kOne);
-    return launch(Int<256>{}, Int<2>{}, Int<2>{}, kOne);
+    return launch(Int<256>{}, Int<8>{}, Int<2>{}, kOne);
   }
   if constexpr (kClusterThreadMaxPacks<kVec> == 16) {
     if (shape.packs == 16) return launch(Int<512>{}, Int<16>{}, Int<1>{}, kTwo);
@@ -1439,8 +1445,7 @@ void Softmax(const SoftmaxArgs& a) {
                                a.rows * shape.blocks > scope.Multiprocessors();
           }
         } else if (packs > int64_t{kMaxBlockThreads / 2} * kPacksMax<kVec>) {
-          const int min_blocks = kVec == 8 ? 4 : 2;  // 16-bit rows: no 2-block cluster
-          shape = PickFewRowsClusterShape(a.rows, packs, scope.Multiprocessors(), min_blocks);
+          shape = PickFewRowsClusterShape<kVec>(a.rows, packs, scope.Multiprocessors());
           cluster = shape.blocks > 0;
         }
         if (cluster) {
