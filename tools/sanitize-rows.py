@@ -5,7 +5,8 @@ bfloat16, float16 and float32 at shapes that reach each launch shape:
 - one row and decode batches;
 - 4 packs a thread at 16384 values;
 - the several-blocks grids of 600-20000 rows;
-- cluster rows of 32000-201088 values (2-, 4- and 8-block rows of 32000; 16-block float32 rows of 5, 6 and 8 packs);
+- cluster rows of 32000-201088 values (rows of 32000 on 8 and 4 blocks, float32 ones on 2;
+  16-block float32 rows of 5, 6 and 8 packs);
 - rope: one token, more tokens than the grid holds blocks (each block
   pipelining its tokens), odd head sizes and misaligned starts (the
   element-wise kernel), no key, float32 caches, out-of-range positions (CUDA);
