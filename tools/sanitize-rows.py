@@ -108,7 +108,7 @@ for dtype in (torch.bfloat16, torch.float16, torch.float32):
               tol * 16)
     for tokens, heads, kv_heads, head_size, rot_dim, offset in ROPE_CASES if "rope" in families else []:
         for is_neox in (True, False):
-            for cache_dtype in {dtype, torch.float32}:
+            for cache_dtype in dict.fromkeys((dtype, torch.float32)):  # each once, in this order
                 tag = f"rope {dtype} {tokens}x{heads}+{kv_heads}x{head_size} rot {rot_dim} neox {is_neox}"
                 positions = torch.randint(0, 4096, (tokens,), device=dev)
                 if dev == "cuda":  # out of range: skipped, left unchanged (the CPU raises)

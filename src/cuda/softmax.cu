@@ -841,15 +841,19 @@ __device__ __forceinline__ void ClusterReduce(V (&v)[N], V (*warps)[kWarps], V* 
   }
 }
 
+// The sums of each aligned group of `lanes` lanes, in every lane of the group.
+__device__ __forceinline__ ExpSum<double> SumOver(const ExpSum<double>& sum, int lanes) {
+  const auto add = [](double a, double b) { return a + b; };
+  return {ButterflyOver(sum.ones, lanes, add), ButterflyOver(sum.rest, lanes, add)};
+}
+
 // The merge of the (max, sum) pairs of each aligned group of `lanes` lanes,
 // in every lane of the group: a rebase (an exp) only where a lane's max is
 // below the group's.
 template <class C>
 __device__ __forceinline__ MaxSum<C> MergeOver(const MaxSum<C>& v, int lanes) {
   const C max = ButterflyOver(v.max, lanes, [](C a, C b) { return fmax(a, b); });
-  const ExpSum<double> sum = v.sum.Rebased(v.max, max);
-  const auto add = [](double a, double b) { return a + b; };
-  return {max, {ButterflyOver(sum.ones, lanes, add), ButterflyOver(sum.rest, lanes, add)}};
+  return {max, SumOver(v.sum.Rebased(v.max, max), lanes)};
 }
 
 // The row's (max, sum) over the cluster, from each lane's sum relative to
@@ -864,8 +868,7 @@ __device__ __forceinline__ MaxSum<C> ClusterMergeParts(const MaxSum<C>& part, Ma
   namespace cg = cooperative_groups;
   const cg::cluster_group cluster = cg::this_cluster();
   const int lane = threadIdx.x % 32;
-  const auto add = [](double a, double b) { return a + b; };
-  MaxSum<C> merged{part.max, {ButterflyOver(part.sum.ones, 32, add), ButterflyOver(part.sum.rest, 32, add)}};
+  MaxSum<C> merged{part.max, SumOver(part.sum, 32)};  // one max a warp: no rebase
   if (lane == 0) warps[threadIdx.x / 32] = merged;
   __syncthreads();
   // Lane l takes warp l % kWarps (then block l % n_blocks): every aligned
