@@ -842,8 +842,9 @@ __device__ __forceinline__ void ClusterReduce(V (&v)[N], V (*warps)[kWarps], V* 
 }
 
 // The sums of each aligned group of `lanes` lanes, in every lane of the group.
-__device__ __forceinline__ ExpSum<double> SumOver(const ExpSum<double>& sum, int lanes) {
-  const auto add = [](double a, double b) { return a + b; };
+template <class A>
+__device__ __forceinline__ ExpSum<A> SumOver(const ExpSum<A>& sum, int lanes) {
+  const auto add = [](A a, A b) { return a + b; };
   return {ButterflyOver(sum.ones, lanes, add), ButterflyOver(sum.rest, lanes, add)};
 }
 
