@@ -503,6 +503,30 @@ def test_cuda_few_rows_too_long_for_an_sm(dtype, op):
         check(x, expected, theirs)
 
 
+# (rows, length) of each row kernel's launch shapes: rows of a few values
+# (several a warp), a 1024-thread row, clusters of 8, 4 and 2 blocks with
+# one reduction, 8 blocks with two, and registers and shared memory.
+KERNEL_SHAPES = [(37, 1000), (128, 32000), (1, 32000), (24, 32000), (48, 32000), (2, 128256), (300, 32000)]
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=requires_cuda)])
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_terms_across_the_exp_range(dtype, op, device):
+    """Each row spans [max - 110, max] evenly (a random max per row), so that
+    every term from 1 down to subnormal results (float32 softmax below
+    |x - max| ~ 87, where CUDA's exponent FMA feeds exp2f) is checked against
+    the bound, on every CUDA row kernel; the row max sits in a random place."""
+    ours, theirs = op
+    for rows, length in KERNEL_SHAPES:
+        g = torch.Generator().manual_seed(rows * length)
+        top = torch.rand(rows, 1, generator=g, dtype=torch.float64) * 40 - 20
+        depth = torch.rand(rows, length, generator=g, dtype=torch.float64) * 110
+        depth[torch.arange(rows), torch.randint(length, (rows,), generator=g)] = 0.0
+        x = (top - depth).to(dtype)
+        check(ours(x.to(device)), x, theirs)
+
+
 @requires_cuda
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_cuda_dominating_max(dtype):

@@ -116,13 +116,43 @@ struct FoldedTerm {
   __device__ __forceinline__ float operator()(float v) const { return Exp2Ftz(fmaf(v, kLog2e, bias)); }
 };
 
+// float32 softmax's terms in the register and shared-row kernels the same
+// way, without the 2^32 factor: 2^(v log2e - m), m = shift log2e rounded,
+// through exp2f (ex2.approx.f32: 2 ulp as expf, subnormal results kept):
+// one FMA and ~4 instructions a value where v - shift and expf took ~10.
+// Each term is exp(v - shift) * 2^d, d = shift log2e - m the same for every
+// term of the row (|d| <= 1/16 at |shift| <= 2^20), which cancels in term /
+// sum. A term's relative error: the FMA's rounding of the argument,
+// |v - shift| 2^-24 (as rounding v - shift before expf), kLog2e's rounding,
+// 0.112 |v - shift| eps, and exp2f's 2 ulp: docs/softmax.md's bound holds
+// (worst error 0.47-0.56 of it, against 0.39-0.49 with expf; benchmarks/
+// softmax_accuracy.py). H100, graph replay, µs, expf -> this: 128x32000
+// 10.56-10.62 -> 10.20-10.27 (Liger 9.35-9.44), 96x32000 10.32-10.37 ->
+// 10.01-10.05, 256x32000 24.74-24.86 -> 23.97-24.02 (benchmarks/results/
+// h100-2026-12-06-stop61, run 1). The cluster
+// kernel keeps expf: folded there (each warp's sum taken out of its own
+// 2^d in double before the merge) it lost 3-7 % (64x32000 7.62-7.68 ->
+// 8.15-8.18, 1x151936 7.05-7.09 -> 7.27-7.32), for reasons not found.
+struct Log2Term {
+  float neg_m;  // -(shift log2e), rounded
+  __device__ __forceinline__ float operator()(float v) const { return exp2f(fmaf(v, kLog2e, neg_m)); }
+};
+
+// The largest |shift| whose terms fold it into the exponent's FMA.
+constexpr float kMaxFoldedShift = 1048576.0f;
+
 // Calls pass(term) with the row's softmax term (a function of v). The rows
 // of one block may take different branches: pass must hold no barrier.
 template <class T, class Pass>
 __device__ __forceinline__ void WithSoftmaxTerm(typename CudaTypes<T>::Compute shift, Pass&& pass) {
   if constexpr (RowExp<T>::kFast) {
-    if (fabsf(shift) <= 1048576.0f) {
+    if (fabsf(shift) <= kMaxFoldedShift) {
       pass(FoldedTerm{fmaf(-shift, kLog2e, 32.0f)});
+      return;
+    }
+  } else if constexpr (std::is_same_v<T, float>) {
+    if (fabsf(shift) <= kMaxFoldedShift) {
+      pass(Log2Term{-__fmul_rn(shift, kLog2e)});
       return;
     }
   }
