@@ -129,10 +129,10 @@ struct FoldedTerm {
 // softmax_accuracy.py). H100, graph replay, µs, expf -> this: 128x32000
 // 10.56-10.62 -> 10.20-10.27 (Liger 9.35-9.44), 96x32000 10.32-10.37 ->
 // 10.01-10.05, 256x32000 24.74-24.86 -> 23.97-24.02 (benchmarks/results/
-// h100-2026-12-06-stop61, run 1). The cluster
-// kernel keeps expf: folded there (each warp's sum taken out of its own
-// 2^d in double before the merge) it lost 3-7 % (64x32000 7.62-7.68 ->
-// 8.15-8.18, 1x151936 7.05-7.09 -> 7.27-7.32), for reasons not found.
+// h100-2026-12-06-stop61, run 1). The cluster kernel keeps expf: folded
+// there (each warp's sum taken out of its own 2^d in double before the
+// merge) it lost 3-7 % (64x32000 7.62-7.68 -> 8.15-8.18, 1x151936
+// 7.05-7.09 -> 7.27-7.32), for reasons not found.
 struct Log2Term {
   float neg_m;  // -(shift log2e), rounded
   __device__ __forceinline__ float operator()(float v) const { return exp2f(fmaf(v, kLog2e, neg_m)); }
