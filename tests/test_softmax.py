@@ -92,17 +92,32 @@ def check(y, x, torch_op):
         worst = int(ulps.max()) if ulps.numel() else 0
         assert worst <= 1, f"{worst} ulps from the float64 reference"
         return
-    eps = torch.finfo(x.dtype).eps
     err = np.abs(y.double().numpy().astype(ref.dtype) - ref)
-    if torch_op is torch.softmax:
-        tiny = torch.finfo(x.dtype).smallest_normal  # results below it are subnormal
-        tol = eps * (8 + shift) * ref + tiny * eps * 4
-    else:
-        tol = eps * (8 + shift + np.abs(ref))
+    tol = tolerance(x.dtype, ref, shift, torch_op is torch.log_softmax)
     bad = err > tol
     assert not bool(bad.any()), (
         f"{int(bad.sum())} elements beyond tolerance; worst err/tol {float((err / tol).max()):.2f}"
     )
+
+
+def tolerance(dtype, ref, shift, log):
+    """The bound on |y - ref| for float32/float64 (module docstring), given
+    the reference and |x - max| element by element."""
+    eps = torch.finfo(dtype).eps
+    if log:
+        return eps * (8 + shift + np.abs(ref))
+    tiny = torch.finfo(dtype).smallest_normal  # results below it are subnormal
+    return eps * (8 + shift) * ref + tiny * eps * 4
+
+
+def spanning_rows(n_rows, length, dtype, seed):
+    """Rows spanning [max - 110, max] evenly, a random max in -20..20 per row
+    at a random place: every term from 1 down to subnormal softmax results."""
+    g = torch.Generator().manual_seed(seed)
+    top = torch.rand(n_rows, 1, generator=g, dtype=torch.float64) * 40 - 20
+    depth = torch.rand(n_rows, length, generator=g, dtype=torch.float64) * 110
+    depth[torch.arange(n_rows), torch.randint(length, (n_rows,), generator=g)] = 0.0
+    return (top - depth).to(dtype)
 
 
 def rows_of(n_rows, length, dtype, device="cpu", seed=0, offset=0, wide=False):
@@ -513,17 +528,13 @@ KERNEL_SHAPES = [(37, 1000), (128, 32000), (1, 32000), (24, 32000), (48, 32000),
 @pytest.mark.parametrize("op", OPS, ids=OP_IDS)
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_terms_across_the_exp_range(dtype, op, device):
-    """Each row spans [max - 110, max] evenly (a random max per row), so that
-    every term from 1 down to subnormal results (float32 softmax below
-    |x - max| ~ 87, where CUDA's exponent FMA feeds exp2f) is checked against
-    the bound, on every CUDA row kernel; the row max sits in a random place."""
+    """Rows spanning [max - 110, max] (spanning_rows), so that every term
+    from 1 down to subnormal results (float32 softmax below |x - max| ~ 87,
+    where CUDA's exponent FMA feeds exp2f) is checked against the bound, on
+    every CUDA row kernel."""
     ours, theirs = op
     for rows, length in KERNEL_SHAPES:
-        g = torch.Generator().manual_seed(rows * length)
-        top = torch.rand(rows, 1, generator=g, dtype=torch.float64) * 40 - 20
-        depth = torch.rand(rows, length, generator=g, dtype=torch.float64) * 110
-        depth[torch.arange(rows), torch.randint(length, (rows,), generator=g)] = 0.0
-        x = (top - depth).to(dtype)
+        x = spanning_rows(rows, length, dtype, seed=rows * length)
         check(ours(x.to(device)), x, theirs)
 
 
