@@ -290,6 +290,35 @@ __device__ __forceinline__ C SoftmaxValue(C v, C max, C scale, bool log) {
   return log ? (v - max) - scale : ExpShifted(v, max) * scale;
 }
 
+// *dst = v with an evict-first hint (st.global.cs), as Liger's softmax
+// stores (cache_modifier=".cs"): the shared-row kernel's outputs then leave
+// L2 to the inputs of the rows that follow. Graph replay, us: float32
+// 256x32000 24.2 -> 23.0 (H100), 19.1 -> 17.3 (H200); bfloat16, whose rows'
+// inputs and outputs both fit L2, 1 % either way. The register and cluster
+// kernels keep plain stores: there it gained nothing or lost (float32
+// 96x32000 10.04 -> 10.07, 32x32000 6.05 -> 6.65; bfloat16 32x32000 4.98 ->
+// 5.08, 1x151936 7.32 -> 7.44; benchmarks/results/h100-2026-12-06-stop62,
+// runs 1 and 2).
+template <class T, int kVec>
+__device__ __forceinline__ void StoreEvictFirst(Pack<T, kVec>* dst, const Pack<T, kVec>& v) {
+  constexpr size_t kBytes = sizeof(Pack<T, kVec>);
+  if constexpr (kBytes == 16) {
+    uint4 w;
+    memcpy(&w, &v, 16);
+    __stcs(reinterpret_cast<uint4*>(dst), w);
+  } else if constexpr (kBytes == 8) {
+    uint2 w;
+    memcpy(&w, &v, 8);
+    __stcs(reinterpret_cast<uint2*>(dst), w);
+  } else if constexpr (kBytes == 4) {
+    unsigned int w;
+    memcpy(&w, &v, 4);
+    __stcs(reinterpret_cast<unsigned int*>(dst), w);
+  } else {
+    *dst = v;
+  }
+}
+
 // v = load ? *src : neg_inf. 16-bit rows load into registers preset to -inf
 // (LoadIf): the lane merge (PRMT) the compiler otherwise schedules right
 // after each load made it wait for one load before issuing the next (Nsight
@@ -669,7 +698,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
           const C v = LoadLane(in, k);
           pack.lane[k] = Types::Store(kLog ? (v - max) - scale : term(v) * scale);
         }
-        outr[p] = pack;
+        StoreEvictFirst(outr + p, pack);
       };
 #pragma unroll
       for (int s = 0; s < kSharedRowRegPacks; ++s) {
@@ -911,6 +940,33 @@ __device__ __forceinline__ MaxSum<C> ClusterMergeParts(const MaxSum<C>& part, Ma
   return MergeOver(*cluster.map_shared_rank(block, lane % n_blocks), n_blocks);
 }
 
+// The cluster kernel's float32 softmax terms on one path for every row
+// (two, the folded and the plain, doubled its unrolled code: 2064 -> 3000
+// sm_90 instructions): exp2f(fma(v - s, log2 e, c)), (s, c) = (0, -m)
+// where the shift folds (Log2Term; d = shift log2e - m, taken out of the
+// sums in double), else (shift, 0): v - shift is then exact wherever
+// exp(v - shift) is not 0 (Sterbenz, |shift| > 2^20).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // the cluster kernel's only (sm_90+)
+struct ClusterTerm {
+  float s, c, d;
+  __device__ __forceinline__ float operator()(float v) const { return exp2f(fmaf(v - s, kLog2e, c)); }
+  __device__ static __forceinline__ ClusterTerm Of(float shift) {
+    if (fabsf(shift) <= kMaxFoldedShift) {
+      const float m = __fmul_rn(shift, kLog2e);
+      return {0.0f, -m, fmaf(shift, kLog2e, -m)};
+    }
+    return {shift, 0.0f, 0.0f};
+  }
+};
+#endif
+
+// 2^u for |u| <= 1/16 in double: e^(u ln 2) to its 6th power.
+template <class F>
+__device__ __forceinline__ F Exp2Small(F u) {
+  const F t = u * F(0.6931471805599453);
+  return 1 + t * (1 + t * (F(1) / 2 + t * (F(1) / 6 + t * (F(1) / 24 + t * (F(1) / 120 + t * (F(1) / 720))))));
+}
+
 // 256-thread blocks run two per SM (<= 128 registers a thread), so that one
 // row's loads overlap another's math; 512-thread blocks (the longest rows)
 // one, or two at 64 registers where ClusterShape::two_per_sm asks for it.
@@ -936,6 +992,13 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   const int rank = static_cast<int>(cluster.block_rank());
   constexpr int kWarps = kThreads / 32;
   constexpr int kSums = kLog ? 2 : 1;  // log_softmax: rest and ones; softmax: rest
+  // float32 softmax's terms as ClusterTerm gives them on one-reduction
+  // clusters of up to 8 packs a thread (H100, graph replay: 32x32000 6.63
+  // -> 6.05 us, other rows level; benchmarks/results/h100-2026-12-06-stop62,
+  // run 1); with 16 packs and on the two-reduction kernels they lost
+  // (64x32000 7.67 -> 8.23, 1x151936 7.06 -> 7.27; .../h100-2026-12-06-stop61,
+  // run 4), so those keep expf.
+  constexpr bool kFoldedTerms = std::is_same_v<T, float> && !kLog && kOneReduction && kPacks <= 8;
   // The slots of the two reductions (the max, then the sums) and of the one
   // (kOneReduction; its block slot by row parity). The block slots are read
   // by the cluster's other blocks.
@@ -991,6 +1054,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     }
     const C base_shift = base_max == NegInf<C>() ? C(0) : base_max;  // as in RegisterRowsKernel
     forget_converted();
+    const ClusterTerm base_term = ClusterTerm::Of(base_shift);
     double ones = 0.0, rest = 0.0;
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
@@ -1008,12 +1072,17 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
           pack_sum.ones += is_max ? C(1) : C(0);
           pack_sum.rest += is_max ? C(0) : term;
         } else {
-          pack_sum.rest += RowExp<T>::Scaled(v - base_shift);
+          if constexpr (kFoldedTerms) {
+            pack_sum.rest += base_term(v);
+          } else {
+            pack_sum.rest += RowExp<T>::Scaled(v - base_shift);
+          }
         }
       }
       ones += pack_sum.ones;
       rest += pack_sum.rest;
     }
+    if constexpr (kFoldedTerms) rest *= Exp2Small(-double{base_term.d});  // as the merge takes it
     forget_converted();
     MaxSum<C> total;
     if constexpr (kOneReduction) {
@@ -1030,7 +1099,11 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     const C max = total.max;
     const C shift = max == NegInf<C>() ? C(0) : max;
     // softmax: exp(v - max) * (1 / sum); log_softmax: (v - max) - log(sum).
-    const C scale = total.sum.template Scale<C>(kLog);
+    const ClusterTerm term = ClusterTerm::Of(shift);
+    C scale = total.sum.template Scale<C>(kLog);
+    if constexpr (kFoldedTerms) {  // the terms carry 2^d
+      scale = C(1) / static_cast<C>((total.sum.ones + total.sum.rest) * Exp2Small(double{term.d}));
+    }
     P* outr = reinterpret_cast<P*>(out + row * out_stride);
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
@@ -1040,7 +1113,15 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 #pragma unroll
         for (int k = 0; k < kVec; ++k) {
           const C v = LoadLane(cache[s], k);
-          pack.lane[k] = Types::Store(kLog ? (v - max) - scale : RowExp<T>::Scaled(v - shift) * scale);
+          C y;
+          if constexpr (kLog) {
+            y = (v - max) - scale;
+          } else if constexpr (kFoldedTerms) {
+            y = term(v) * scale;
+          } else {
+            y = RowExp<T>::Scaled(v - shift) * scale;
+          }
+          pack.lane[k] = Types::Store(y);
         }
         outr[p] = pack;
       }
