@@ -298,25 +298,13 @@ __device__ __forceinline__ C SoftmaxValue(C v, C max, C scale, bool log) {
 // kernels keep plain stores: there it gained nothing or lost (float32
 // 96x32000 10.04 -> 10.07, 32x32000 6.05 -> 6.65; bfloat16 32x32000 4.98 ->
 // 5.08, 1x151936 7.32 -> 7.44; benchmarks/results/h100-2026-12-06-stop62,
-// runs 1 and 2).
+// runs 1 and 2). That kernel's packs are 16 bytes (its slots are).
 template <class T, int kVec>
 __device__ __forceinline__ void StoreEvictFirst(Pack<T, kVec>* dst, const Pack<T, kVec>& v) {
-  constexpr size_t kBytes = sizeof(Pack<T, kVec>);
-  if constexpr (kBytes == 16) {
-    uint4 w;
-    memcpy(&w, &v, 16);
-    __stcs(reinterpret_cast<uint4*>(dst), w);
-  } else if constexpr (kBytes == 8) {
-    uint2 w;
-    memcpy(&w, &v, 8);
-    __stcs(reinterpret_cast<uint2*>(dst), w);
-  } else if constexpr (kBytes == 4) {
-    unsigned int w;
-    memcpy(&w, &v, 4);
-    __stcs(reinterpret_cast<unsigned int*>(dst), w);
-  } else {
-    *dst = v;
-  }
+  static_assert(sizeof(Pack<T, kVec>) == sizeof(uint4), "16-byte packs");
+  uint4 w;
+  memcpy(&w, &v, sizeof(w));
+  __stcs(reinterpret_cast<uint4*>(dst), w);
 }
 
 // v = load ? *src : neg_inf. 16-bit rows load into registers preset to -inf
@@ -1100,10 +1088,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     const C shift = max == NegInf<C>() ? C(0) : max;
     // softmax: exp(v - max) * (1 / sum); log_softmax: (v - max) - log(sum).
     const ClusterTerm term = ClusterTerm::Of(shift);
-    C scale = total.sum.template Scale<C>(kLog);
-    if constexpr (kFoldedTerms) {  // the terms carry 2^d
-      scale = C(1) / static_cast<C>((total.sum.ones + total.sum.rest) * Exp2Small(double{term.d}));
-    }
+    const C scale =  // kFoldedTerms: the terms carry 2^d
+        kFoldedTerms ? C(1) / static_cast<C>((total.sum.ones + total.sum.rest) * Exp2Small(double{term.d}))
+                     : total.sum.template Scale<C>(kLog);
     P* outr = reinterpret_cast<P*>(out + row * out_stride);
 #pragma unroll
     for (int s = 0; s < kPacks; ++s) {
