@@ -985,7 +985,10 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   // -> 6.05 us, other rows level; benchmarks/results/h100-2026-12-06-stop62,
   // run 1); with 16 packs and on the two-reduction kernels they lost
   // (64x32000 7.67 -> 8.23, 1x151936 7.06 -> 7.27; .../h100-2026-12-06-stop61,
-  // run 4), so those keep expf.
+  // run 4), so those keep expf. The store pass takes each term again rather
+  // than keep the sum pass's (96 registers, no spills) and scale them by
+  // 2^(warp's max - row's) / sum: kept, they lost (16x32000 5.32 -> 5.52 us,
+  // 32x32000 6.06 -> 6.99; .../h100-2026-12-06-stop63, run 1, D).
   constexpr bool kFoldedTerms = std::is_same_v<T, float> && !kLog && kOneReduction && kPacks <= 8;
   // The slots of the two reductions (the max, then the sums) and of the one
   // (kOneReduction; its block slot by row parity). The block slots are read
@@ -1188,7 +1191,13 @@ ClusterShape PickClusterShape(int64_t packs) {
 // 2-block cluster: 33-66 rows then run as more rows do, one 1024-thread
 // block a row, like Liger: bfloat16 softmax 48x32000 5.63 -> 5.14, 64x32000
 // 5.84 -> 5.35, log_softmax 6.16 -> 5.92, 6.33 -> 6.12 (Liger's softmax
-// 5.47, 5.71; benchmarks/results/h100-2026-12-06-stop60, run 1).
+// 5.47, 5.71; benchmarks/results/h100-2026-12-06-stop60, run 1). float32
+// rows at 34-66 lost on 4 blocks of 8 packs two blocks an SM, against 2
+// blocks of 16 packs one an SM: softmax 64x32000 7.66 -> 8.35 us, 66x32000
+// 7.81 -> 8.37, log_softmax 64x32000 8.67 -> 11.28, as if the GPCs held
+// fewer than 64 such clusters at once; log_softmax 48x32000 gained (8.15 ->
+// 7.62), softmax stayed level (7.15 -> 7.18; benchmarks/results/
+// h100-2026-12-06-stop63, run 1, C).
 // blocks == 0: none.
 template <int kVec>
 ClusterShape PickFewRowsClusterShape(int64_t rows, int64_t packs, int64_t sms) {
