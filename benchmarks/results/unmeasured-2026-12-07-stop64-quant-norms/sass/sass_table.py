@@ -1,0 +1,44 @@
+import re, sys, collections
+# Per-kernel SASS figures of the quant norms' large-call kernels: total
+# instructions, and each output pack's instructions (between stores), per library.
+KERNELS = {
+ 'layernorm_quant bf16 x16384 (512 thr x 4 packs)': r'LayerNormKernelI13__nv_bfloat16S3_Li8ELi4EhLNS1_7RowGridE1ELi1ELb0E',
+ 'layernorm_quant bf16 x4096 split (128 thr x 4 packs)': r'LayerNormKernelI13__nv_bfloat16S3_Li8ELi4EhLNS1_7RowGridE1ELi2ELb0E',
+ 'layernorm_quant f32 x4096 (256 thr x 4 packs)': r'LayerNormKernelIffLi4ELi4EhLNS1_7RowGridE1ELi1ELb0E',
+ 'rmsnorm_quant bf16 x16384 (512 thr x 4 packs)': r'RMSNormKernelI13__nv_bfloat16S3_Li8ELi4ELb0ELb0EhLNS1_7RowGridE1ELi1E',
+ 'fused_add_rmsnorm_quant bf16 x16384 (512 thr x 4 packs)': r'RMSNormKernelI13__nv_bfloat16S3_Li8ELi4ELb1ELb0EhLNS1_7RowGridE1ELi1E',
+}
+def kernel(path, pat):
+    out=[];on=False
+    for l in open(path):
+        if 'Function : ' in l:
+            if on: break
+            on = re.search(pat, l) is not None
+        elif on:
+            m=re.match(r'\s+/\*([0-9a-f]{4,})\*/\s+(.*?);', l)
+            if m: out.append(m.group(2).strip())
+    return out
+def packs(ins):
+    """Each output pack's code (from the previous store or barrier to its
+    store): its size, tagged w where it holds the float64 division (the wide
+    way) too or only."""
+    segs=[];prev=0
+    for i,b in enumerate(ins):
+        if 'STG' in b or 'BAR.SYNC' in b:
+            op = b.split()[0] if not b.startswith('@') else b.split()[1]
+            if op.startswith('STG'):
+                wide = any('DMUL' in x for x in ins[prev:i])
+                segs.append(f"{i-prev}{'w' if wide else ''}")
+            prev=i
+    return ' '.join(segs)
+def first_load_wait(ins):
+    # instructions before the row's first 128-bit load, and whether a uniform move of a loaded value precedes it
+    for i,b in enumerate(ins):
+        if 'LDG.E.128' in b: return i
+    return None
+libs = sys.argv[1:]
+for name, pat in KERNELS.items():
+    print(f'{name}')
+    for lib in libs:
+        ins = kernel(lib, pat)
+        print(f'  {lib:10s} {len(ins):5d} instructions; first row load at #{first_load_wait(ins)}; output code between stores: {packs(ins)}')
