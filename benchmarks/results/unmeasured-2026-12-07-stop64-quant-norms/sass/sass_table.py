@@ -20,17 +20,30 @@ def kernel(path, pat):
     return out
 def packs(ins):
     """Each output pack's code (from the previous store or barrier to its
-    store): its size, tagged w where it holds the float64 division (the wide
-    way) too or only."""
+    store). A pack that holds both ways of division (main) shows its size
+    and, after a colon, the instructions that run on the reciprocal way: its
+    size less the float64 way's block (from the branch that skips it to the
+    branch that ends it). A pack of one way: its size, tagged w for the
+    float64 way."""
     segs=[];prev=0
     for i,b in enumerate(ins):
         if 'STG' in b or 'BAR.SYNC' in b:
             op = b.split()[0] if not b.startswith('@') else b.split()[1]
             if op.startswith('STG'):
-                wide = any('DMUL' in x for x in ins[prev:i])
-                segs.append(f"{i-prev}{'w' if wide else ''}")
+                seg = ins[prev+1:i+1]
+                dmul = [k for k, x in enumerate(seg) if 'DMUL' in x]
+                branches = [k for k, x in enumerate(seg) if 'BRA' in x]
+                before = [k for k in branches if dmul and k < dmul[0]]
+                after = [k for k in branches if dmul and k > dmul[-1]]
+                if not dmul:
+                    segs.append(f"{len(seg)}")
+                elif before and after:  # both ways
+                    segs.append(f"{len(seg)}:{len(seg) - (after[0] - before[-1])}")
+                else:
+                    segs.append(f"{len(seg)}w")
             prev=i
     return ' '.join(segs)
+
 def first_load_wait(ins):
     # instructions before the row's first 128-bit load, and whether a uniform move of a loaded value precedes it
     for i,b in enumerate(ins):
