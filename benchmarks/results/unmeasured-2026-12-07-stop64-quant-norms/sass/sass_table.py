@@ -1,6 +1,12 @@
-import re, sys, collections
-# Per-kernel SASS figures of the quant norms' large-call kernels: total
-# instructions, and each output pack's instructions (between stores), per library.
+"""Per-kernel SASS figures of the quant norms' large-call kernels, for each
+library's `cuobjdump -sass` listing given: total instructions, where the
+first row load is, and each output pack's instructions (between stores).
+
+    python3 sass_table.py A.sass B.sass C.sass
+"""
+import re
+import sys
+
 KERNELS = {
  'layernorm_quant bf16 x16384 (512 thr x 4 packs)': r'LayerNormKernelI13__nv_bfloat16S3_Li8ELi4EhLNS1_7RowGridE1ELi1ELb0E',
  'layernorm_quant bf16 x4096 split (128 thr x 4 packs)': r'LayerNormKernelI13__nv_bfloat16S3_Li8ELi4EhLNS1_7RowGridE1ELi2ELb0E',
@@ -44,8 +50,8 @@ def packs(ins):
             prev=i
     return ' '.join(segs)
 
-def first_load_wait(ins):
-    # instructions before the row's first 128-bit load, and whether a uniform move of a loaded value precedes it
+def first_row_load(ins):
+    """Index of the kernel's first 128-bit load (a row pack's)."""
     for i,b in enumerate(ins):
         if 'LDG.E.128' in b: return i
     return None
@@ -54,4 +60,4 @@ for name, pat in KERNELS.items():
     print(f'{name}')
     for lib in libs:
         ins = kernel(lib, pat)
-        print(f'  {lib:10s} {len(ins):5d} instructions; first row load at #{first_load_wait(ins)}; output code between stores: {packs(ins)}')
+        print(f'  {lib:10s} {len(ins):5d} instructions; first row load at #{first_row_load(ins)}; output code between stores: {packs(ins)}')
