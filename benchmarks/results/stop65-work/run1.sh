@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # stop 65 device run 1. Libraries (built here by stop 64's prepare.sh and
-# `tools/gpu-ab variant D`, carried xz'd in .gpu-carry/ab): A = main,
-# B and C = stop 64's B.diff and C.diff (benchmarks/results/
+# `tools/gpu-ab variant D|E`, carried xz'd in .gpu-carry/ab): A = main, B
+# and C = stop 64's B.diff and C.diff (benchmarks/results/
 # unmeasured-2026-12-07-stop64-quant-norms/), D = C + float32 NeoX rope on
-# 8 pairs a thread (D.diff). In order of need, since device time may cut the
-# call (what is in $OUT comes back): graph replay A B C of the quant norms'
-# large shapes; rope float32 A against D; D's quant-norm and rope CUDA tests;
-# memcheck and racecheck over the norm and rope row kernels on D; decode
+# 8 pairs a thread (D.diff), E = D + layernorm's parameters asked into L1
+# before the reductions where blocks share an SM (E.diff). In order of
+# need, since device time may cut the call (what is in $OUT comes back):
+# graph replay A B C of the quant norms' large shapes; rope float32 A
+# against D; layernorm A, C, E; E's norm, quant-norm and rope CUDA tests;
+# memcheck and racecheck over the norm and rope row kernels on E; decode
 # shapes and float32 quant norms; softmax 4096 x 128256 / 151936 on C; the
-# large shapes and rope again. Carry: .gpu-carry/{setup.sh,whl,peers,ab}.
+# large shapes, rope and layernorm again.
+# Carry: .gpu-carry/{setup.sh,whl,peers,ab}.
 set -uo pipefail
 export R=$PWD
 t0=$(date +%s)
@@ -17,7 +20,7 @@ source .gpu-carry/setup.sh > /dev/null 2>&1
 export HETKERN_BENCH_FLASHINFER="$R/.gpu-carry/peers" PYTHONPATH="$R/python"
 export PATH="$(python3 -c 'import sys, os; print(os.path.dirname(sys.executable))'):$PATH"
 mkdir -p /tmp/ab
-for s in A B C D; do xz -dc .gpu-carry/ab/$s.so.xz > /tmp/ab/$s.so; done
+for s in A B C D E; do xz -dc .gpu-carry/ab/$s.so.xz > /tmp/ab/$s.so; done
 { hostname; nvidia-smi -L; nvidia-smi --query-gpu=clocks.max.sm,clocks.max.mem --format=csv; } > "$OUT/machine.txt" 2>&1
 lap ready
 probe() {  # library, graph_probe arguments...
@@ -30,13 +33,16 @@ large >> "$OUT/ab.txt" 2>&1
 lap "large shapes"
 rope >> "$OUT/rope.txt" 2>&1
 lap rope
-(cd /tmp && HETKERN_LIBRARY=/tmp/ab/D.so OMP_WAIT_POLICY=PASSIVE timeout 120 python3 -m pytest -q -rfE -p no:cacheprovider \
-  -n 15 "$R/tests/test_norm_quant.py" "$R/tests/test_rope.py" -k cuda > "$OUT/cuda-pytest-D.txt" 2>&1
- echo "D quant-norm and rope tests rc=$?: $(grep -E 'passed|failed' "$OUT/cuda-pytest-D.txt" | tail -n 1)") | tee -a "$OUT/laps.txt"
+layernorms() { for side in A C E; do probe $side --buffers 4 --dtype float32 --ops layernorm --shapes 4096x16384,16384x16384; probe $side --buffers 4 --ops layernorm,layernorm_quant --shapes 16384x4096,4096x16384,16384x16384; done; }
+layernorms >> "$OUT/layernorm.txt" 2>&1
+lap layernorm
+(cd /tmp && HETKERN_LIBRARY=/tmp/ab/E.so OMP_WAIT_POLICY=PASSIVE timeout 150 python3 -m pytest -q -rfE -p no:cacheprovider \
+  -n 15 "$R/tests/test_norm.py" "$R/tests/test_norm_quant.py" "$R/tests/test_rope.py" -k cuda > "$OUT/cuda-pytest-E.txt" 2>&1
+ echo "E norm, quant-norm and rope tests rc=$?: $(grep -E 'passed|failed' "$OUT/cuda-pytest-E.txt" | tail -n 1)") | tee -a "$OUT/laps.txt"
 for tool in memcheck racecheck; do
-  (cd /tmp && HETKERN_LIBRARY=/tmp/ab/D.so timeout 170 compute-sanitizer --tool $tool --error-exitcode 9 \
+  (cd /tmp && HETKERN_LIBRARY=/tmp/ab/E.so timeout 170 compute-sanitizer --tool $tool --error-exitcode 9 \
     python3 "$R/tools/sanitize-rows.py" cuda norm rope > /tmp/sanitizer-$tool.log 2>&1)
-  echo "D $tool rc=$?: $(tail -n 30 /tmp/sanitizer-$tool.log | grep -E 'calls checked|SUMMARY' | tr '\n' ' ')" | tee -a "$OUT/laps.txt"
+  echo "E $tool rc=$?: $(tail -n 30 /tmp/sanitizer-$tool.log | grep -E 'calls checked|SUMMARY' | tr '\n' ' ')" | tee -a "$OUT/laps.txt"
   tail -n 40 /tmp/sanitizer-$tool.log >> "$OUT/sanitizer.txt"
 done
 lap sanitized
@@ -49,4 +55,5 @@ for dt in bfloat16 float32; do probe C --dtype $dt --ops softmax,log_softmax --s
 lap softmax
 large >> "$OUT/ab.txt" 2>&1
 rope >> "$OUT/rope.txt" 2>&1
-lap "large shapes and rope again"
+layernorms >> "$OUT/layernorm.txt" 2>&1
+lap "large shapes, rope and layernorm again"
