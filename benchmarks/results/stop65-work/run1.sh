@@ -7,7 +7,8 @@
 # before the reductions where blocks share an SM (E.diff). In order of
 # need, since device time may cut the call (what is in $OUT comes back):
 # graph replay A B C of the quant norms' large shapes; rope float32 A
-# against D; layernorm A, C, E; E's norm, quant-norm and rope CUDA tests;
+# against E (D's rope; D itself is not carried: the tree and the carry must
+# fit 64 MiB); layernorm A, C, E; E's norm, quant-norm and rope CUDA tests;
 # memcheck and racecheck over the norm and rope row kernels on E; decode
 # shapes and float32 quant norms; softmax 4096 x 128256 / 151936 on C; the
 # large shapes, rope and layernorm again.
@@ -20,7 +21,7 @@ source .gpu-carry/setup.sh > /dev/null 2>&1
 export HETKERN_BENCH_FLASHINFER="$R/.gpu-carry/peers" PYTHONPATH="$R/python"
 export PATH="$(python3 -c 'import sys, os; print(os.path.dirname(sys.executable))'):$PATH"
 mkdir -p /tmp/ab
-for s in A B C D E; do xz -dc .gpu-carry/ab/$s.so.xz > /tmp/ab/$s.so; done
+for s in A B C E; do xz -dc .gpu-carry/ab/$s.so.xz > /tmp/ab/$s.so; done
 { hostname; nvidia-smi -L; nvidia-smi --query-gpu=clocks.max.sm,clocks.max.mem --format=csv; } > "$OUT/machine.txt" 2>&1
 lap ready
 probe() {  # library, graph_probe arguments...
@@ -28,7 +29,7 @@ probe() {  # library, graph_probe arguments...
   (cd /tmp && HETKERN_LIBRARY=/tmp/ab/$side.so timeout 60 python3 "$R/benchmarks/graph_probe.py" "$@" 2>&1 | sed "s/^/$side /")
 }
 large() { for side in A B C; do probe $side --buffers 4 --ops layernorm_quant,rmsnorm_quant,fused_add_rmsnorm_quant --shapes 16384x4096,4096x16384,16384x16384; done; }
-rope() { for side in A D; do probe $side --buffers 4 --dtype float32 --ops rope --shapes 1x0,128x0,4096x0,16384x0; done; }
+rope() { for side in A E; do probe $side --buffers 4 --dtype float32 --ops rope --shapes 1x0,128x0,4096x0,16384x0; done; }
 large >> "$OUT/ab.txt" 2>&1
 lap "large shapes"
 rope >> "$OUT/rope.txt" 2>&1
