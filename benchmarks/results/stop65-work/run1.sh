@@ -5,13 +5,14 @@
 # unmeasured-2026-12-07-stop64-quant-norms/), D = C + float32 NeoX rope on
 # 8 pairs a thread (D.diff), E = D + layernorm's parameters asked into L1
 # before the reductions where blocks share an SM (E.diff). In order of
-# need, since device time may cut the call (what is in $OUT comes back):
-# graph replay A B C of the quant norms' large shapes; rope float32 A
-# against E (D's rope; D itself is not carried: the tree and the carry must
-# fit 64 MiB); layernorm A, C, E; E's norm, quant-norm and rope CUDA tests;
-# memcheck and racecheck over the norm and rope row kernels on E; decode
-# shapes and float32 quant norms; softmax 4096 x 128256 / 151936 on C; the
-# large shapes, rope and layernorm again.
+# need, since device time may cut the call (what is in $OUT comes back;
+# after eight failed starts only ~600 s were left): graph replay A B C of
+# the quant norms at 4096x16384 and 16384x16384; E's norm, quant-norm and
+# rope CUDA tests; memcheck and racecheck over the norm and rope row
+# kernels on E; rope float32 A against E (D's rope; D itself is not
+# carried: the tree and the carry must fit 64 MiB); layernorm A, C, E;
+# decode shapes and float32 quant norms; softmax 4096 x 128256 / 151936 on
+# C; the large shapes (16384x4096 too), rope and layernorm again.
 # Carry: .gpu-carry/{setup.sh,whl,peers,ab}.
 set -uo pipefail
 export R=$PWD
@@ -30,13 +31,9 @@ probe() {  # library, graph_probe arguments...
 }
 large() { for side in A B C; do probe $side --buffers 4 --ops layernorm_quant,rmsnorm_quant,fused_add_rmsnorm_quant --shapes 16384x4096,4096x16384,16384x16384; done; }
 rope() { for side in A E; do probe $side --buffers 4 --dtype float32 --ops rope --shapes 1x0,128x0,4096x0,16384x0; done; }
-large >> "$OUT/ab.txt" 2>&1
+large2() { for side in A B C; do probe $side --buffers 4 --ops layernorm_quant,rmsnorm_quant,fused_add_rmsnorm_quant --shapes 4096x16384,16384x16384; done; }
+large2 >> "$OUT/ab.txt" 2>&1
 lap "large shapes"
-rope >> "$OUT/rope.txt" 2>&1
-lap rope
-layernorms() { for side in A C E; do probe $side --buffers 4 --dtype float32 --ops layernorm --shapes 4096x16384,16384x16384; probe $side --buffers 4 --ops layernorm,layernorm_quant --shapes 16384x4096,4096x16384,16384x16384; done; }
-layernorms >> "$OUT/layernorm.txt" 2>&1
-lap layernorm
 (cd /tmp && HETKERN_LIBRARY=/tmp/ab/E.so OMP_WAIT_POLICY=PASSIVE timeout 150 python3 -m pytest -q -rfE -p no:cacheprovider \
   -n 15 "$R/tests/test_norm.py" "$R/tests/test_norm_quant.py" "$R/tests/test_rope.py" -k cuda > "$OUT/cuda-pytest-E.txt" 2>&1
  echo "E norm, quant-norm and rope tests rc=$?: $(grep -E 'passed|failed' "$OUT/cuda-pytest-E.txt" | tail -n 1)") | tee -a "$OUT/laps.txt"
@@ -47,6 +44,11 @@ for tool in memcheck racecheck; do
   tail -n 40 /tmp/sanitizer-$tool.log >> "$OUT/sanitizer.txt"
 done
 lap sanitized
+rope >> "$OUT/rope.txt" 2>&1
+lap rope
+layernorms() { for side in A C E; do probe $side --buffers 4 --dtype float32 --ops layernorm --shapes 4096x16384,16384x16384; probe $side --buffers 4 --ops layernorm,layernorm_quant --shapes 16384x4096,4096x16384,16384x16384; done; }
+layernorms >> "$OUT/layernorm.txt" 2>&1
+lap layernorm
 for side in A B C; do
   probe $side --ops layernorm_quant,rmsnorm_quant,fused_add_rmsnorm_quant --shapes 1x4096,128x4096
   probe $side --buffers 4 --dtype float32 --ops layernorm_quant,fused_add_rmsnorm_quant --shapes 16384x4096,4096x16384
