@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stop 65 device run 3 (warm): every CUDA/GPU/CuPy/JAX test on the library
+# Device run 3 (prepared at stop 65, not run; warm): every CUDA/GPU/CuPy/JAX test on the library
 # run 1 chose (V = A, B, C or D). Carry as run1.sh's.   V=C bash .../run3.sh
 V=${V:?V=A, B, C or D}
 source .gpu-carry/setup.sh >/dev/null 2>&1

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# stop 65 device run 1, short form (run1.sh reordered: after ten failed
-# starts only ~300 s of device time could be left). Probes first, tests
-# and sanitizers with what remains.
-# Libraries (built here by stop 64's prepare.sh and
-# `tools/gpu-ab variant D|E`, carried xz'd in .gpu-carry/ab): A = main, B
-# and C = stop 64's B.diff and C.diff (benchmarks/results/
+# Device run 1, prepared at stop 65 and not run there (no device machine
+# could be started: twelve calls). In order of need, since device time may
+# cut the call (what is in $OUT comes back): graph replay of the quant
+# norms' large shapes, A against C; rope float32 A against D; D's norm,
+# quant-norm and rope CUDA tests; memcheck and racecheck over the norm and
+# rope row kernels on D; then A B C at decode shapes and float32, softmax
+# 4096 x 128256 / 151936 on C (issue 11's >= 2.6 TB/s), and the large
+# shapes (B too) and rope again.
+# Libraries (prepare.sh builds them here into .gpu-carry/ab, xz'd): A =
+# main, B and C = stop 64's B.diff and C.diff (benchmarks/results/
 # unmeasured-2026-12-07-stop64-quant-norms/), D = C + float32 NeoX rope on
-# 8 pairs a thread (D.diff), E = D + layernorm's parameters asked into L1
-# before the reductions where blocks share an SM (E.diff). E is not run:
-# its prefetch loop made ptxas spill (float32 split layernorm 32 bytes of
-# stack, a bfloat16 layernorm_quant kernel 24; C's spill none), so D is
-# carried in its place.
+# 8 pairs a thread (D.diff). E (E.diff: D + layernorm's parameters
+# prefetched into L1) is not run: ptxas spilled in six more layernorm
+# kernels with it (float32 split layernorm 0 -> 32 bytes; its fp8 form 0
+# -> 64), sass/registers-and-spills.txt.
 # Carry: .gpu-carry/{setup.sh,whl,peers,ab}.
 set -uo pipefail
 export R=$PWD
@@ -44,3 +47,13 @@ for tool in memcheck racecheck; do
   tail -n 40 /tmp/sanitizer-$tool.log >> "$OUT/sanitizer.txt"
 done
 lap sanitized
+for side in A B C; do
+  probe $side --ops layernorm_quant,rmsnorm_quant,fused_add_rmsnorm_quant --shapes 1x4096,128x4096
+  probe $side --buffers 4 --dtype float32 --ops layernorm_quant,fused_add_rmsnorm_quant --shapes 16384x4096,4096x16384
+done >> "$OUT/ab.txt" 2>&1
+lap "decode and float32"
+for dt in bfloat16 float32; do probe C --dtype $dt --ops softmax,log_softmax --shapes 4096x128256,4096x151936; done > "$OUT/softmax-4096.txt" 2>&1
+lap softmax
+large >> "$OUT/ab.txt" 2>&1
+rope >> "$OUT/rope.txt" 2>&1
+lap "large shapes and rope again"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# stop 65 device run 2 (warm after run1.sh): the bfloat16 peers table of
+# Device run 2 (prepared at stop 65, not run; warm after run1.sh): the bfloat16 peers table of
 # the library that run 1 chose (V = A, B, C or D, from .gpu-carry/ab), every
 # family, as tools/gpu-check peers runs it. Carry as run1.sh's.
 #   V=C bash .../run2.sh
