@@ -11,7 +11,7 @@
 # main, B and C = stop 64's B.diff and C.diff (benchmarks/results/
 # unmeasured-2026-12-07-stop64-quant-norms/), D = C + float32 NeoX rope on
 # 8 pairs a thread (D.diff). E (E.diff: D + layernorm's parameters
-# prefetched into L1) is not run: ptxas spilled in six more layernorm
+# prefetched into L1) is not run: ptxas spilled more in nine layernorm
 # kernels with it (float32 split layernorm 0 -> 32 bytes; its fp8 form 0
 # -> 64), sass/registers-and-spills.txt.
 # Carry: .gpu-carry/{setup.sh,whl,peers,ab}.
