@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Device run 1, prepared at stop 65 and not run there (no device machine
-# could be started: twelve calls). In order of need, since device time may
+# could be started: 16 calls). In order of need, since device time may
 # cut the call (what is in $OUT comes back): graph replay of the quant
 # norms' large shapes, A against C; rope float32 A against D; D's norm,
 # quant-norm and rope CUDA tests; memcheck and racecheck over the norm and
