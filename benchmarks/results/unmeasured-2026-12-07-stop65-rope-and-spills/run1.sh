@@ -35,6 +35,10 @@ rope() { for side in A D; do probe $side --buffers 4 --dtype float32 --ops rope 
 large2() { for side in A C; do probe $side --buffers 4 --ops layernorm_quant,rmsnorm_quant,fused_add_rmsnorm_quant --shapes 16384x4096,4096x16384,16384x16384; done; }
 large2 >> "$OUT/ab.txt" 2>&1
 lap "large shapes"
+# C spills 16 bytes where main spills none in the 2-pack bf16 layernorm_quant
+# kernel (x 257-512, odd warp counts such as x 3584): time those rows too.
+for side in A C; do probe $side --buffers 4 --ops layernorm_quant --shapes 16384x512,16384x3584,16384x1536; done >> "$OUT/ab-spill-shapes.txt" 2>&1
+lap "spill shapes"
 rope >> "$OUT/rope.txt" 2>&1
 lap rope
 (cd /tmp && HETKERN_LIBRARY=/tmp/ab/D.so OMP_WAIT_POLICY=PASSIVE timeout 150 python3 -m pytest -q -rfE -p no:cacheprovider \
