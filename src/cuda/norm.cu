@@ -143,14 +143,14 @@ __device__ __forceinline__ C ClampToE4M3(C v) {
 // layernorm_quant bfloat16 16384x4096 96.6 us against 101.5, rmsnorm_quant
 // 76.6 / 79.4, float32 119.3 / 123.2; benchmarks/results/
 // h100-2026-11-26-stop28, run 2).
-template <class O, int kLanes, class C>
+template <class O, Division kWay = Division::kEither, int kLanes, class C>
 __device__ __forceinline__ Pack<O, kLanes> StoreOutputs(const C (&y)[kLanes],
                                                           const QuantScale<C>& scale) {
   Pack<O, kLanes> o;
   if constexpr (std::is_same_v<O, uint8_t>) {
     C q[kLanes];
 #pragma unroll
-    for (int i = 0; i < kLanes; ++i) q[i] = scale.Divide(y[i]);
+    for (int i = 0; i < kLanes; ++i) q[i] = scale.template Divide<kWay>(y[i]);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
     constexpr bool kHardwarePairs = std::is_same_v<C, float> && kLanes % 2 == 0;
 #else
@@ -182,6 +182,18 @@ __device__ __forceinline__ Pack<O, kLanes> StoreOutputs(const C (&y)[kLanes],
     for (int i = 0; i < kLanes; ++i) o.lane[i] = CudaTypes<O>::Store(y[i]);
   }
   return o;
+}
+
+// pass(DivisionTag<way>{}), a row's output pass: the quant kernels' with
+// the scale's way of division tested once (QuantScale::WithDivision) and
+// known in the pass, instead of a branch a value; the others' as it is.
+template <bool kQuant, class C, class Pass>
+__device__ __forceinline__ void OutputPass(const QuantScale<C>& scale, Pass&& pass) {
+  if constexpr (kQuant) {
+    scale.WithDivision(pass);
+  } else {
+    pass(DivisionTag<Division::kEither>{});
+  }
 }
 
 template <class C>
@@ -704,33 +716,35 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
     const C inv_rms = C(1) / sqrt(a.PerElement(row_sum_sq) + a.eps);
     if (!active) return;
     const QuantScale<C> out_scale = quant_scale.ForRow();
-    ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-      const P v = row_pack(slot, p, true);
-      const PW w = weight.Get(slot, p);
-      C value[kLanes];  // the normalised input: x, or the fused sum
+    OutputPass<kQuant>(out_scale, [&](auto division) {
+      ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+        const P v = row_pack(slot, p, true);
+        const PW w = weight.Get(slot, p);
+        C value[kLanes];  // the normalised input: x, or the fused sum
 #pragma unroll
-      for (int i = 0; i < kLanes; ++i) value[i] = LoadLane(v, i);
-      if constexpr (kFusedAdd && kQuant) {  // the unrounded sum redone from x and residual
-        const P r = residual_pack(slot, p);
+        for (int i = 0; i < kLanes; ++i) value[i] = LoadLane(v, i);
+        if constexpr (kFusedAdd && kQuant) {  // the unrounded sum redone from x and residual
+          const P r = residual_pack(slot, p);
 #pragma unroll
-        for (int i = 0; i < kLanes; ++i) value[i] += LoadLane(r, i);
-        if constexpr (kCache == 0) {  // streamed rows store T(sum) only now, once read twice
-          P rounded;
+          for (int i = 0; i < kLanes; ++i) value[i] += LoadLane(r, i);
+          if constexpr (kCache == 0) {  // streamed rows store T(sum) only now, once read twice
+            P rounded;
 #pragma unroll
-          for (int i = 0; i < kLanes; ++i) rounded.lane[i] = Types::Store(value[i]);
-          residual[p] = rounded;
+            for (int i = 0; i < kLanes; ++i) rounded.lane[i] = Types::Store(value[i]);
+            residual[p] = rounded;
+          }
         }
-      }
-      C y[kLanes];
+        C y[kLanes];
 #pragma unroll
-      for (int i = 0; i < kLanes; ++i) {
-        C normed = value[i] * inv_rms;
-        if constexpr (!kGemma && !kQuant) normed = Types::Load(Types::Store(normed));
-        const C weight_value = LoadLane(w, i);
-        const C scale = kGemma ? C(1) + weight_value : weight_value;
-        y[i] = normed * scale;
-      }
-      out[p] = StoreOutputs<O>(y, out_scale);
+        for (int i = 0; i < kLanes; ++i) {
+          C normed = value[i] * inv_rms;
+          if constexpr (!kGemma && !kQuant) normed = Types::Load(Types::Store(normed));
+          const C weight_value = LoadLane(w, i);
+          const C scale = kGemma ? C(1) + weight_value : weight_value;
+          y[i] = normed * scale;
+        }
+        out[p] = StoreOutputs<O, decltype(division)::value>(y, out_scale);
+      });
     });
   });
 }
@@ -878,25 +892,32 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
     const C rstd = C(1) / sqrt(a.PerElement(RowSum<kDecode>(sum_sq_dev, partials[1])) + a.eps);
     if (!active) return;
     const QuantScale<C> out_scale = quant_scale.ForRow();
-    ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
-      const P v = row_pack(slot, p);
-      const PW w = weight.Get(slot, p);
-      PW b;
-      if (a.bias) b = bias.Get(slot, p);
-      C y[kLanes];
+    // float16's split kernel spilled 32 bytes with the division tested once
+    // a row (bfloat16's spilled none) and ran 7 % slower at 2048 x 32768
+    // (benchmarks/results/h100-2026-12-07-stop66): it tests it a value.
+    constexpr bool kDivisionOnceARow =
+        Rows<T, W, O>::kQuant && !(std::is_same_v<T, __half> && kSplit > 1);
+    OutputPass<kDivisionOnceARow>(out_scale, [&](auto division) {
+      ForThreadPacks<kCache>(packs, [&](int slot, int64_t p) {
+        const P v = row_pack(slot, p);
+        const PW w = weight.Get(slot, p);
+        PW b;
+        if (a.bias) b = bias.Get(slot, p);
+        C y[kLanes];
 #pragma unroll
-      for (int i = 0; i < kLanes; ++i) {
-        const C dev = kKeepDeviations ? deviation[kKeepDeviations ? slot : 0][i]
-                                      : LoadLane(v, i) - mean;
-        // Every a * b + c here and in the sums of squares is an explicit
-        // fma, as the CPU's MulAdd: left to the compiler's contraction, the
-        // bias's add was fused in one instantiation and not in another
-        // (fp8 rows of float32 x 4096 and x 8192 differed between one block
-        // an SM and several, test_cuda_row_bits_independent_of_row_count).
-        const C normed = dev * rstd;
-        y[i] = a.bias ? fma(normed, LoadLane(w, i), LoadLane(b, i)) : normed * LoadLane(w, i);
-      }
-      out[p] = StoreOutputs<O>(y, out_scale);
+        for (int i = 0; i < kLanes; ++i) {
+          const C dev = kKeepDeviations ? deviation[kKeepDeviations ? slot : 0][i]
+                                        : LoadLane(v, i) - mean;
+          // Every a * b + c here and in the sums of squares is an explicit
+          // fma, as the CPU's MulAdd: left to the compiler's contraction, the
+          // bias's add was fused in one instantiation and not in another
+          // (fp8 rows of float32 x 4096 and x 8192 differed between one block
+          // an SM and several, test_cuda_row_bits_independent_of_row_count).
+          const C normed = dev * rstd;
+          y[i] = a.bias ? fma(normed, LoadLane(w, i), LoadLane(b, i)) : normed * LoadLane(w, i);
+        }
+        out[p] = StoreOutputs<O, decltype(division)::value>(y, out_scale);
+      });
     });
   });
 }

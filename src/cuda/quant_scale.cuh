@@ -35,13 +35,28 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 namespace hetkern::cuda {
+
+// Which of QuantScale<float>::Divide's two ways a caller takes: chosen by a
+// test a value (kEither), or known for a whole output pass (WithDivision).
+enum class Division { kEither, kByReciprocal, kWide };
+template <Division kWay>
+using DivisionTag = std::integral_constant<Division, kWay>;
 
 template <class C>
 struct QuantScale {
   C scale;
   __device__ explicit QuantScale(float s) : scale(static_cast<C>(s)) {}
-  __device__ __forceinline__ C Divide(C y) const { return y / scale; }
+  template <Division = Division::kEither>
+  __device__ __forceinline__ C Divide(C y) const {
+    return y / scale;
+  }
+  template <class Fn>
+  __device__ __forceinline__ void WithDivision(Fn&& fn) const {
+    fn(DivisionTag<Division::kEither>{});
+  }
 };
 
 template <>
@@ -61,13 +76,24 @@ struct QuantScale<float> {
     // benchmarks/results/h100-2026-11-25-rows, run 4).
     wide_reciprocal = by_reciprocal ? 0.0 : 1.0 / static_cast<double>(s);
   }
-  // y / scale, correctly rounded. (A branch a lane, uniform across the grid:
-  // hoisting it to a pack doubled the code and the registers.)
+  // y / scale, correctly rounded. kEither tests by_reciprocal (a branch a
+  // value, uniform across the grid); the other ways are for callers that
+  // tested it once (WithDivision).
+  template <Division kWay = Division::kEither>
   __device__ __forceinline__ float Divide(float y) const {
-    if (!by_reciprocal) return __double2float_rn(static_cast<double>(y) * wide_reciprocal);
+    const bool wide = kWay == Division::kEither ? !by_reciprocal : kWay == Division::kWide;
+    if (wide) return __double2float_rn(static_cast<double>(y) * wide_reciprocal);
     const float q0 = __fmul_rn(y, reciprocal);  // no contraction into the FMA below
     const float rem = __fmaf_rd(-q0, scale, y);
     return fabsf(q0) < 1024.f ? __fmaf_rn(rem, reciprocal, q0) : q0;
+  }
+  // fn(DivisionTag<way>{}) with this scale's way: an output pass that
+  // divides every value of a row tests by_reciprocal once instead of once a
+  // value.
+  template <class Fn>
+  __device__ __forceinline__ void WithDivision(Fn&& fn) const {
+    if (by_reciprocal) return fn(DivisionTag<Division::kByReciprocal>{});
+    fn(DivisionTag<Division::kWide>{});
   }
 };
 
