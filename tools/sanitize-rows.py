@@ -16,7 +16,9 @@ fails here too. The bits are checked by tests/test_norm*.py and test_softmax.py.
 
 It took 8 s under memcheck and 146 s under racecheck on an H100, where the pytest
 selections over the same kernels ran past 95-200 s without a summary (stop
-57). Stop 58 made it for stop 56's kernels (its copy is in
+57). Since then the norm family alone (243 calls) took about 150-160 s under
+memcheck and racecheck together, and norm with rope ran past 170 s under
+racecheck alone (stop 66): give racecheck one family a call, or 300 s. Stop 58 made it for stop 56's kernels (its copy is in
 benchmarks/results/h100-2026-12-06-stop58/). Run it through
 `SANITIZE=rows tools/gpu-check sanitize`, or alone:
 `compute-sanitizer --tool memcheck python3 tools/sanitize-rows.py [cuda|cpu] [norm|softmax|rope]`
