@@ -897,9 +897,10 @@ __global__ void __launch_bounds__(RowBlockBound<kCache, kGrid>(),
     const C rstd = C(1) / sqrt(a.PerElement(RowSum<kDecode>(sum_sq_dev, partials[1])) + a.eps);
     if (!active) return;
     const QuantScale<C> out_scale = quant_scale.ForRow();
-    // float16's split kernel spilled 32 bytes with the division tested once
-    // a row (bfloat16's spilled none) and ran 7 % slower at 2048 x 32768
-    // (benchmarks/results/h100-2026-12-07-stop66): it tests it a value.
+    // float16's split kernels test it a value: once a row, the whole-SM
+    // rows' kernel spilled 32 bytes (bfloat16's none) and ran 7 % slower at
+    // 2048 x 32768, and the x 4096 one 0.7 % slower at 16384 x 4096
+    // (benchmarks/results/h100-2026-12-07-stop66, run 2).
     constexpr bool kDivisionOnceARow =
         Rows<T, W, O>::kQuant && !(std::is_same_v<T, __half> && kSplit > 1);
     OutputPass<kDivisionOnceARow>(out_scale, [&](auto division) {
