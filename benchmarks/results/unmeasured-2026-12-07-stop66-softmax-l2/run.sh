@@ -14,19 +14,8 @@
 #   M=F bash benchmarks/results/unmeasured-2026-12-07-stop66-softmax-l2/run.sh
 set -uo pipefail
 M=${M:-M}
-export R=$PWD
-t0=$(date +%s)
-lap() { echo "$* $(( $(date +%s) - t0 )) s" | tee -a "$OUT/laps.txt"; }
-source .gpu-carry/setup.sh > /dev/null 2>&1
-export HETKERN_BENCH_FLASHINFER="$R/.gpu-carry/peers" PYTHONPATH="$R/python"
-export PATH="$(python3 -c 'import sys, os; print(os.path.dirname(sys.executable))'):$PATH"
-mkdir -p /tmp/ab
-for s in $M G; do xz -dc .gpu-carry/ab/$s.so.xz > /tmp/ab/$s.so; done
-{ hostname; nvidia-smi -L; } > "$OUT/machine.txt" 2>&1
-probe() {  # library, graph_probe arguments...
-  local side=$1; shift
-  (cd /tmp && HETKERN_LIBRARY=/tmp/ab/$side.so timeout 90 python3 "$R/benchmarks/graph_probe.py" "$@" 2>&1 | sed "s/^/$side /")
-}
+export PROBE_TIMEOUT=90
+source tools/device-ab-env.sh "$M" G
 for round in 1 2; do for side in $M G; do
   probe $side --buffers 2 --dtype float32 --ops softmax,log_softmax --shapes 4096x128256,1024x100000,256x262144,140x90000
   probe $side --buffers 2 --ops softmax,log_softmax --shapes 2048x200000,512x262144,4096x128256,1x151936,32x128256
@@ -36,10 +25,5 @@ lap "softmax shapes"
   -n 15 "$R/tests/test_softmax.py" -k cuda > "$OUT/cuda-pytest-G.txt" 2>&1
  echo "G softmax tests rc=$?: $(grep -E 'passed|failed' "$OUT/cuda-pytest-G.txt" | tail -n 1)") | tee -a "$OUT/laps.txt"
 git apply --include='tools/*' benchmarks/results/unmeasured-2026-12-07-stop66-softmax-l2/G.diff  # the workload's new rows
-for tool in memcheck racecheck; do
-  (cd /tmp && HETKERN_LIBRARY=/tmp/ab/G.so timeout 280 compute-sanitizer --tool $tool --error-exitcode 9 \
-    python3 "$R/tools/sanitize-rows.py" cuda softmax > /tmp/sanitizer-$tool.log 2>&1)
-  echo "G $tool rc=$?: $(tail -n 30 /tmp/sanitizer-$tool.log | grep -E 'calls checked|SUMMARY' | tr '\n' ' ')" | tee -a "$OUT/laps.txt"
-  tail -n 40 /tmp/sanitizer-$tool.log >> "$OUT/sanitizer-G.txt"
-done
+for tool in memcheck racecheck; do sanitize G $tool softmax; done
 lap sanitized
