@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds, here, the three libraries run1.sh times, into .gpu-carry/ab/ (run
+# Builds, here, the three libraries A, B and C into .gpu-carry/ab/ (run
 # from the repository root, after ../shared/device/prepare-carry and
 # ../shared/peers/prepare-peers; about 10 minutes on 2 cores):
 #   A = HEAD, B = HEAD + B.diff, C = HEAD + C.diff (C.diff holds B's change).
-# Leaves the tree at HEAD. Then run1.sh on the device with the carry
-# [".gpu-carry/setup.sh", ".gpu-carry/whl", ".gpu-carry/peers", ".gpu-carry/ab"].
+# Leaves the tree at HEAD. Used by ../unmeasured-2026-12-07-stop65-rope-and-
+# spills/prepare.sh, whose run1.sh times them.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 git diff --quiet HEAD -- src include || { echo "prepare.sh: src/ or include/ has uncommitted changes"; exit 1; }
