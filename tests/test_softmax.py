@@ -473,19 +473,32 @@ def test_cuda_many_long_rows(dtype, op):
     threads go to that kernel's smaller blocks, and 16-bit rows of 5120 and
     8192 values to its 256-thread rows of 4 packs, a block per row (float32:
     512 threads). 600 rows of 32000: more than an H100's 528 block slots of
-    the shared-memory kernel, a block per row. 140 rows past the shared
-    kernel (more than 66): the online kernel, a block per row. Special rows
-    among them."""
+    the shared-memory kernel, a block per row. Rows past one block of the
+    shared kernel, more than 66 of them (the online kernel's clusters end
+    there): the shared kernel on a cluster of 2 or 4 one-an-SM blocks a row
+    on sm_90 (16-bit 155656, 200000: 2; float32 90000, 100000, 128256: 2,
+    155656, 200000: 4; float64 and older GPUs: the online kernel), in place
+    too, and at 67 rows, the fewest that take it on 132 SMs; 40 such
+    rows keep the online kernel's clusters. The row's max, a NaN, an
+    infinity and an all -inf row in different slices. Special rows among
+    them."""
     ours, theirs = op
     for rows, length in [(300, 5120), (300, 8192), (300, 16392), (300, 32000), (600, 32000), (40, 32776),
-                         (40, 65544), (40, 128256), (40, 155648), (40, 155656), (140, 155656)]:
+                         (40, 65544), (40, 128256), (40, 155648), (40, 155656), (140, 155656),
+                         (70, 100000), (140, 128256), (133, 90000), (67, 200000)]:
         x = rows_of(rows, length, dtype, "cuda", seed=length)
         x[0, ::3] = -INF
         x[1, :] = -INF
         x[2, length // 3] = INF
         x[3, length - 5] = NAN
         x[4, 7] = 1e4 if dtype != torch.float16 else 6e4  # a dominating max
+        x[5, length - 1] = 1e4 if dtype != torch.float16 else 6e4  # in the last slice
         check(ours(x), x, theirs)
+    x = rows_of(140, 155656, dtype, "cuda", seed=11)
+    x[6, 100000] = NAN
+    expected = x.clone()
+    ours(x, out=x)
+    check(x, expected, theirs)
 
 
 @requires_cuda

@@ -7,6 +7,8 @@ bfloat16, float16 and float32 at shapes that reach each launch shape:
 - the several-blocks grids of 600-20000 rows;
 - cluster rows of 32000-201088 values (rows of 32000 on 8 and 4 blocks, float32 ones on 2;
   16-block float32 rows of 5, 6 and 8 packs);
+- many rows past one SM: the shared kernel on clusters (float32 90000 on 2 blocks, 160000 on
+  4; 16-bit 160000 on 2);
 - rope: one token, more tokens than the grid holds blocks (each block
   pipelining its tokens), odd head sizes and misaligned starts (the
   element-wise kernel), no key, float32 caches, out-of-range positions (CUDA);
@@ -42,7 +44,7 @@ NORM_SHAPES = [(1, 4096), (128, 4096), (1, 16384), (7, 16384), (600, 16384), (20
 ROPE_CASES = [(1, 32, 8, 128, 128, 0), (5000, 7, 3, 128, 128, 0), (3000, 5, None, 128, 64, 0),
               (9, 4, 2, 34, 32, 0), (9, 4, 2, 128, 128, 1)]
 SOFTMAX_SHAPES = [(1, 32000), (20, 32000), (40, 32000), (4096, 1024), (2048, 4096), (512, 16384), (1, 151936),
-                  (2, 180000), (1, 201088), (9, 777)]
+                  (2, 180000), (1, 201088), (140, 90000), (70, 160000), (9, 777)]
 calls = 0
 # One e4m3 step: 2^-9 among subnormals, 1/8 of the value among normals (a
 # reference computed from other roundings may round to the next code).

@@ -6,7 +6,8 @@
 // decode step's logits): a cluster of 2-8 blocks per row keeps it in
 // registers (sm_90+). Many rows of more than 16384 values, up to what an SM
 // holds (155648 16-bit values): one block per row keeps it in registers and
-// shared memory, several rows per SM where they fit. Otherwise one block per
+// shared memory, several rows per SM where they fit; many rows of up to 4
+// SMs' worth, a cluster of 2 or 4 such blocks per row (sm_90+). Otherwise one block per
 // row (a cluster of up to 8 per row when few rows leave SMs idle, and for
 // 1-8 rows a cooperative grid of up to an SM per 4096 values), an online
 // (max, sum) pass over the row, a block (and cluster or grid) reduction,
@@ -571,9 +572,49 @@ void LaunchRegisterRows(const DeviceScope& scope, const T* x, T* out, int64_t ro
 // flight at once. The online kernel below reads such a row twice, and with
 // a row in flight per SM its re-read misses L2 (4096 x 128256 bfloat16: 1.52
 // TB/s). The arithmetic is the register kernel's (the same results).
+//
+// kClustered (sm_90+): many rows past one SM (up to 155648 float32 or 311296
+// 16-bit values on an H100) on a cluster of 2 or 4 such blocks a row, one an
+// SM, each holding a slice of the row: block r of n the packs [r s, (r + 1) s),
+// s = ceil(packs / n). The block's max and sums are combined over the cluster
+// (ClusterCombine). The online kernel, which took these rows, read each value
+// twice from DRAM once the resident rows passed L2. H100, graph replay, 2
+// input sets, µs, online -> clustered: float32 softmax 4096x128256 2102 ->
+// 1620 (0.66 -> 0.85 of a copy), 1024x100000 437 -> 351, 67x200000 103 ->
+// 58; log_softmax 4096x128256 2101 -> 1690; bfloat16 softmax 2048x200000
+// 950 -> 716, 140x155656 95.2 -> 53.1 (torch 84.9); log_softmax
+// 2048x200000 894 -> 756 (benchmarks/results/h100-2026-12-07-stop67/H).
 constexpr int kSharedRowRegPacks = 5;  // 20 registers of data: no spills at 64
 
-template <class T, int kVec, int kThreads, bool kLog>
+// op over the blocks of the cluster of each of the N values of v, which are
+// block totals (every thread of every block of the cluster calls it): block
+// r's values in slots[parity] of its shared memory, one cluster barrier,
+// then every thread combines the blocks' values in rank order, so every
+// block gets the same bits. A slot pair is written again two combines later,
+// after the next combine's barrier, which every reader passes after reading.
+template <int N, int kSlots, class C, class Op>
+__device__ __forceinline__ void ClusterCombine(C (&v)[N], C (&slots)[2][kSlots], int& parity, Op op) {
+  static_assert(N <= kSlots);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  const cg::cluster_group cluster = cg::this_cluster();
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) slots[parity][i] = v[i];
+  }
+  cluster.sync();
+  const int n_blocks = static_cast<int>(cluster.num_blocks());
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    C total = *cluster.map_shared_rank(&slots[parity][i], 0);
+    for (int r = 1; r < n_blocks; ++r) total = op(total, *cluster.map_shared_rank(&slots[parity][i], r));
+    v[i] = total;
+  }
+  parity ^= 1;
+#endif
+}
+
+template <class T, int kVec, int kThreads, bool kLog, bool kClustered = false>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
     SharedRowsKernel(const T* x, T* out, int64_t rows, int64_t cols, int64_t x_stride,
                      int64_t out_stride, int shared_slots) {
@@ -586,7 +627,21 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
   P* const slots = reinterpret_cast<P*>(shared_bytes);  // [shared_slots][kThreads]
   __shared__ C scratch[2 * kThreads / 32];
   const int lane = threadIdx.x;
-  const int64_t packs = cols / kVec;
+  __shared__ C cluster_slots[2][2];  // ClusterCombine's (kClustered)
+  int parity = 0;
+  // This block's slice of each row (kClustered), else the whole row.
+  int row_blocks = 1;
+  int64_t packs = cols / kVec;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (kClustered) {
+    row_blocks = static_cast<int>(cooperative_groups::this_cluster().num_blocks());
+    const int64_t slice = (packs + row_blocks - 1) / row_blocks;
+    const int64_t first_pack = cooperative_groups::this_cluster().block_rank() * slice;
+    packs = std::max<int64_t>(0, std::min(packs - first_pack, slice));
+    x += first_pack * kVec;
+    out += first_pack * kVec;
+  }
+#endif
   P neg_inf;
 #pragma unroll
   for (int k = 0; k < kVec; ++k) neg_inf.lane[k] = Types::Store(NegInf<C>());
@@ -619,7 +674,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
   // The block's first row is loaded here; each next one while the current
   // one is written, into the registers and slots just written out, so that
   // an SM holding one row (128256 values) keeps reading while it computes.
-  int64_t row = blockIdx.x;
+  int64_t row = blockIdx.x / row_blocks;
   if (row < rows) {
     const P* xr = row_of(row);
     for (int s = 0; s < shared_slots; ++s) load_slot(xr, s);
@@ -627,7 +682,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
 #pragma unroll
     for (int s = 0; s < kSharedRowRegPacks; ++s) load_register(xr, s);
   }
-  for (; row < rows; row += gridDim.x) {
+  for (; row < rows; row += gridDim.x / row_blocks) {
     PackMax<T, kVec> thread_max;
 #pragma unroll
     for (int s = 0; s < kSharedRowRegPacks; ++s) thread_max.Add(cache[s]);
@@ -635,6 +690,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
     for (int s = 0; s < shared_slots; ++s) thread_max.Add(slot_pack(s));
     C maxes[1] = {thread_max.Get()};
     GroupReduce<kThreads>(maxes, scratch, fmax_op);
+    if constexpr (kClustered) ClusterCombine(maxes, cluster_slots, parity, fmax_op);
     const C max = maxes[0];
     const C shift = max == NegInf<C>() ? C(0) : max;  // as in RegisterRowsKernel
     ExpSum<C> sum{C(0), C(0)};
@@ -664,10 +720,12 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
     if constexpr (kLog) {
       C sums[2] = {sum.ones, sum.rest};
       GroupReduce<kThreads>(sums, scratch, sum_op);
+      if constexpr (kClustered) ClusterCombine(sums, cluster_slots, parity, sum_op);
       sum = {sums[0], sums[1]};
     } else {
       C sums[1] = {sum.rest};
       GroupReduce<kThreads>(sums, scratch, sum_op);
+      if constexpr (kClustered) ClusterCombine(sums, cluster_slots, parity, sum_op);
       sum.rest = sums[0];
     }
     const C scale = kLog ? sum.template Scale<C>(true) : C(1) / sum.rest;
@@ -675,7 +733,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
     // Each register or slot is refilled only after its values are stored
     // (the store consumes them; a thread's own slots need no barrier). The
     // next row is this block's only: no other block writes it, also in place.
-    const int64_t next = row + gridDim.x;
+    const int64_t next = row + gridDim.x / row_blocks;
     const P* xn = row_of(next < rows ? next : row);
     const auto store_pass = [&](const auto& term) {
       const auto store = [&](const P& in, int64_t p) {
@@ -705,6 +763,10 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
     }
     __pipeline_commit();
   }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // No block exits while another may still read its ClusterCombine slots.
+  if constexpr (kClustered) cooperative_groups::this_cluster().sync();
+#endif
 }
 
 // A block size for `rows` rows of `packs` packs and the shared slots per
@@ -716,21 +778,24 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)  // 64 registers
 // fill fewer SMs' block slots than that (256 x 32000: one 512-thread row per
 // block slot, 11.3 against 14.1 us). 128256 runs one 1024-thread block per SM
 // (a 512-thread block holds the row too, at 1.11x the time). slots == 0 if
-// none holds the row.
+// none holds the row. Blocks of at least min_threads.
 struct SharedRowShape {
   int threads = 0;
   int slots = 0;
   int blocks_per_sm = 0;
+  int row_blocks = 1;  // > 1: a cluster of that many blocks a row (kClustered)
 };
 
-inline SharedRowShape PickSharedRowShape(const DeviceScope& scope, int64_t rows, int64_t packs) {
-  constexpr int64_t kStaticBytes = 1024;  // the reduction scratch and the block's reserve
+constexpr int kSharedRowStaticBytes = 1024;  // the reductions' scratch and the block's reserve
+
+inline SharedRowShape PickSharedRowShape(const DeviceScope& scope, int64_t rows, int64_t packs,
+                                         int min_threads = 256) {
   SharedRowShape best;
   int64_t best_cost = 0;
-  for (int threads = 256; threads <= 1024; threads *= 2) {
+  for (int threads = min_threads; threads <= 1024; threads *= 2) {
     const int64_t per_thread = (packs + threads - 1) / threads;
     const int64_t slots = per_thread - kSharedRowRegPacks;
-    const int64_t bytes = slots * threads * 16 + kStaticBytes;
+    const int64_t bytes = slots * threads * 16 + kSharedRowStaticBytes;
     if (slots < 1 || bytes > scope.SharedMemoryPerBlock()) continue;
     const int64_t by_memory = scope.SharedMemoryPerSm() / bytes;
     const int blocks = static_cast<int>(std::min<int64_t>(by_memory, 1024 / threads));  // 64 registers
@@ -744,9 +809,86 @@ inline SharedRowShape PickSharedRowShape(const DeviceScope& scope, int64_t rows,
   return best;
 }
 
+// Rows past one block (PickSharedRowShape's slots == 0), more of them than
+// the online kernel would put on clusters (OnlineRowBlocks() == 1): the
+// fewest of 2 and 4 one-an-SM blocks that hold a row, on 1024 threads (the
+// only kClustered kernel).
+inline SharedRowShape PickClusteredSharedRowShape(const DeviceScope& scope, int64_t rows,
+                                                  int64_t packs) {
+  for (const int row_blocks : {2, 4}) {
+    SharedRowShape shape =
+        PickSharedRowShape(scope, rows * row_blocks, (packs + row_blocks - 1) / row_blocks, 1024);
+    if (shape.slots > 0) {
+      shape.row_blocks = row_blocks;
+      return shape;
+    }
+  }
+  return {};
+}
+
+// Clusters of kRowBlocks blocks of kKernel (1024 threads) the GPU holds at
+// once; 0: none (a cluster must fit one SM partition). Asked once per
+// device, with the most shared memory PickSharedRowShape gives a block (one
+// block an SM at any size), outside any stream capture the caller may begin
+// later.
+template <auto kKernel, int kRowBlocks>
+int ResidentSharedRowClusters(const DeviceScope& scope) {
+  struct Tag {};
+  return CachedPerDevice<Tag>(scope.device_id(), [&] {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(kRowBlocks);
+    config.blockDim = dim3(1024);
+    config.dynamicSmemBytes = scope.SharedMemoryPerBlock() - kSharedRowStaticBytes;
+    config.stream = scope.stream();
+    cudaLaunchAttribute attribute;
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim = {kRowBlocks, 1, 1};
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    int clusters = 0;
+    if (cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(config.dynamicSmemBytes)) != cudaSuccess ||
+        cudaOccupancyMaxActiveClusters(&clusters, kKernel, &config) != cudaSuccess) {
+      clusters = 0;
+    }
+    cudaGetLastError();  // an unsupported shape is an answer, not an error to report later
+    return clusters;
+  });
+}
+
+// The shared kernel on clusters of kRowBlocks blocks a row, one an SM,
+// looping over rows as below: as many clusters as the GPU holds at once (a
+// cluster started late would take its rows after the others', a second
+// round). false (nothing launched) where it holds none.
+template <class T, int kVec, bool kLog, int kRowBlocks>
+bool LaunchClusteredSharedRows(const DeviceScope& scope, int slots, const T* x, T* out, int64_t rows,
+                               int64_t cols, int64_t x_stride, int64_t out_stride) {
+  constexpr auto kKernel = SharedRowsKernel<T, kVec, 1024, kLog, true>;
+  const int clusters = ResidentSharedRowClusters<kKernel, kRowBlocks>(scope);
+  if (clusters == 0) return false;
+  const int bytes = slots * 1024 * 16;
+  HETKERN_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  LaunchDependent(scope, kKernel,
+                  LaunchShape{dim3(static_cast<unsigned>(std::min<int64_t>(rows, clusters) * kRowBlocks)),
+                              dim3(1024), static_cast<size_t>(bytes), kRowBlocks},
+                  x, out, rows, cols, x_stride, out_stride, slots);
+  return true;
+}
+
+// false (nothing launched) where the GPU holds none of shape's clusters.
 template <class T, int kVec>
-void LaunchSharedRows(const DeviceScope& scope, const SharedRowShape& shape, const T* x, T* out,
+bool LaunchSharedRows(const DeviceScope& scope, const SharedRowShape& shape, const T* x, T* out,
                       int64_t rows, int64_t cols, int64_t x_stride, int64_t out_stride, bool log) {
+  if (shape.row_blocks > 1) {
+    const auto clustered = [&](auto log_tag, auto row_blocks) {
+      return LaunchClusteredSharedRows<T, kVec, decltype(log_tag)::value, decltype(row_blocks)::value>(
+          scope, shape.slots, x, out, rows, cols, x_stride, out_stride);
+    };
+    constexpr std::true_type kLog;
+    constexpr std::false_type kSoftmax;
+    if (shape.row_blocks == 2) return log ? clustered(kLog, Int<2>{}) : clustered(kSoftmax, Int<2>{});
+    return log ? clustered(kLog, Int<4>{}) : clustered(kSoftmax, Int<4>{});
+  }
   const int bytes = shape.slots * shape.threads * 16;
   // Several blocks an SM: a block a row, started as another ends. A grid of
   // all block slots looping over rows gave 4096 rows of 32000 bfloat16 out
@@ -771,9 +913,14 @@ void LaunchSharedRows(const DeviceScope& scope, const SharedRowShape& shape, con
       launch(SharedRowsKernel<T, kVec, kThreads, false>);
     }
   };
-  if (shape.threads == 256) return with_threads(Int<256>{});
-  if (shape.threads == 512) return with_threads(Int<512>{});
-  with_threads(Int<1024>{});
+  if (shape.threads == 256) {
+    with_threads(Int<256>{});
+  } else if (shape.threads == 512) {
+    with_threads(Int<512>{});
+  } else {
+    with_threads(Int<1024>{});
+  }
+  return true;
 }
 
 // ---- Long rows: one block per row, online (max, sum) then write -------------
@@ -1570,20 +1717,27 @@ void Softmax(const SoftmaxArgs& a) {
     // kernel, where it holds them. With fewer rows, a 1024-thread row is the
     // shorter latency (32 x 32000 bfloat16: 5.9 against 6.8 us in 512-thread
     // blocks; 256 rows: 12.8 against 11.3).
+    // Many rows past an SM: the shared kernel on clusters, where they hold them.
     SharedRowShape shared;
     if constexpr (kVec > 2) {
       const bool needs_sm = packs > int64_t{kMaxBlockThreads / 2} * kPacksMax<kVec>;
       if (packed && !cluster &&
           (packs > kRegisterRowMaxPacks<kVec> || (needs_sm && a.rows > scope.Multiprocessors()))) {
         shared = PickSharedRowShape(scope, a.rows, packs);
+        if (shared.slots == 0 && scope.HasClusters() && OnlineRowBlocks(scope, a.rows) == 1) {
+          shared = PickClusteredSharedRowShape(scope, a.rows, packs);
+        }
       }
     }
-    if (cluster) {
-    } else if (shared.slots > 0) {
+    const auto launch_shared = [&] {
       if constexpr (kVec > 2) {
-        LaunchSharedRows<T, kVec>(scope, shared, x, out, a.rows, a.cols, a.x_stride, a.out_stride,
-                                  a.log);
+        return LaunchSharedRows<T, kVec>(scope, shared, x, out, a.rows, a.cols, a.x_stride,
+                                         a.out_stride, a.log);
       }
+      return false;
+    };
+    if (cluster) {
+    } else if (shared.slots > 0 && launch_shared()) {
     } else if (packed && packs <= kRegisterRowMaxPacks<kVec>) {
       LaunchRegisterRows<T, kVec>(scope, x, out, a.rows, a.cols, a.x_stride, a.out_stride, a.log);
     } else if (!packed && a.cols <= kRegisterRowMaxPacks<1>) {
