@@ -829,8 +829,9 @@ inline SharedRowShape PickClusteredSharedRowShape(const DeviceScope& scope, int6
 // Clusters of kRowBlocks blocks of kKernel (1024 threads) the GPU holds at
 // once; 0: none (a cluster must fit one SM partition). Asked once per
 // device, with the most shared memory PickSharedRowShape gives a block (one
-// block an SM at any size), outside any stream capture the caller may begin
-// later.
+// block an SM at any size). The query may run inside a stream capture (a
+// first call in a CUDA graph; H/capture_first.py in
+// benchmarks/results/h100-2026-12-07-stop67 checked it there).
 template <auto kKernel, int kRowBlocks>
 int ResidentSharedRowClusters(const DeviceScope& scope) {
   struct Tag {};
