@@ -826,34 +826,46 @@ inline SharedRowShape PickClusteredSharedRowShape(const DeviceScope& scope, int6
   return {};
 }
 
+// Clusters of `cluster_blocks` blocks of `threads` threads and
+// `shared_bytes` of dynamic shared memory of `kernel` that the GPU holds at
+// once; 0 where none fits (a cluster must fit one SM partition) or the
+// driver refuses the shape, an answer rather than an error to report later.
+// The caller first sets the kernel attributes the shape needs.
+template <class Kernel>
+int ResidentClusters(const DeviceScope& scope, Kernel* kernel, unsigned cluster_blocks, unsigned threads,
+                     size_t shared_bytes) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(cluster_blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = scope.stream();
+  cudaLaunchAttribute attribute;
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim = {cluster_blocks, 1, 1};
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) clusters = 0;
+  cudaGetLastError();
+  return clusters;
+}
+
 // Clusters of kRowBlocks blocks of kKernel (1024 threads) the GPU holds at
-// once; 0: none (a cluster must fit one SM partition). Asked once per
-// device, with the most shared memory PickSharedRowShape gives a block (one
-// block an SM at any size). The query may run inside a stream capture (a
-// first call in a CUDA graph; H/capture_first.py in
-// benchmarks/results/h100-2026-12-07-stop67 checked it there).
+// once. Asked once per device, with the most shared memory
+// PickSharedRowShape gives a block (one block an SM at any size). The query
+// may run inside a stream capture (a first call in a CUDA graph;
+// H/capture_first.py in benchmarks/results/h100-2026-12-07-stop67 checked
+// it there).
 template <auto kKernel, int kRowBlocks>
 int ResidentSharedRowClusters(const DeviceScope& scope) {
   struct Tag {};
   return CachedPerDevice<Tag>(scope.device_id(), [&] {
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(kRowBlocks);
-    config.blockDim = dim3(1024);
-    config.dynamicSmemBytes = scope.SharedMemoryPerBlock() - kSharedRowStaticBytes;
-    config.stream = scope.stream();
-    cudaLaunchAttribute attribute;
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim = {kRowBlocks, 1, 1};
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    int clusters = 0;
-    if (cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(config.dynamicSmemBytes)) != cudaSuccess ||
-        cudaOccupancyMaxActiveClusters(&clusters, kKernel, &config) != cudaSuccess) {
-      clusters = 0;
+    const int bytes = scope.SharedMemoryPerBlock() - kSharedRowStaticBytes;
+    if (cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) != cudaSuccess) {
+      cudaGetLastError();  // an answer, as in ResidentClusters
+      return 0;
     }
-    cudaGetLastError();  // an unsupported shape is an answer, not an error to report later
-    return clusters;
+    return ResidentClusters(scope, kKernel, kRowBlocks, 1024, bytes);
   });
 }
 
@@ -1369,21 +1381,11 @@ template <void (*kKernel)(const float*, float*, int64_t, int64_t, int64_t, int64
 bool HoldsWideClustersOf(const DeviceScope& scope, int64_t rows) {
   using Tag = std::integral_constant<decltype(kKernel), kKernel>;
   const int held = CachedPerDevice<Tag>(scope.device_id(), [&] {
-    int clusters = 0;
-    if (cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess) {
-      cudaLaunchConfig_t config{};
-      config.gridDim = dim3(16);
-      config.blockDim = dim3(512);
-      cudaLaunchAttribute attribute;
-      attribute.id = cudaLaunchAttributeClusterDimension;
-      attribute.val.clusterDim = {16, 1, 1};
-      config.attrs = &attribute;
-      config.numAttrs = 1;
-      config.stream = scope.stream();
-      if (cudaOccupancyMaxActiveClusters(&clusters, kKernel, &config) != cudaSuccess) clusters = 0;
+    if (cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
+      cudaGetLastError();  // an unsupported size is an answer, as in ResidentClusters
+      return 0;
     }
-    cudaGetLastError();  // an unsupported size is an answer, not an error to report later
-    return clusters;
+    return ResidentClusters(scope, kKernel, 16, 512, 0);
   });
   return rows <= held;
 }
