@@ -627,14 +627,16 @@ def test_cuda_runs_on_current_stream():
 def test_cuda_first_call_inside_graph_capture():
     """A fresh process whose first softmax calls are captured: the float32
     vocabulary row asks the driver, once per device, whether 16-block
-    clusters fit (a function attribute and an occupancy query), which must
-    not break the capture."""
+    clusters fit (a function attribute and an occupancy query), and many
+    rows past one SM (140 x 155656 bfloat16, the clustered shared kernel)
+    ask it at each call; neither may break the capture."""
     script = f"""
 import sys
 sys.path.insert(0, {str(pathlib.Path(__file__).parent)!r})
 import torch, hetkern
 from test_softmax import check
-xs = [torch.randn(1, 151936, device="cuda"), torch.randn(2, 151936, device="cuda")]
+xs = [torch.randn(1, 151936, device="cuda"), torch.randn(2, 151936, device="cuda"),
+      torch.randn(140, 155656, device="cuda", dtype=torch.bfloat16)]
 outs = [torch.empty_like(x) for x in xs]
 stream = torch.cuda.Stream()
 stream.wait_stream(torch.cuda.current_stream())
@@ -642,12 +644,14 @@ graph = torch.cuda.CUDAGraph()
 with torch.cuda.graph(graph, stream=stream):
     hetkern.softmax(xs[0], out=outs[0])
     hetkern.log_softmax(xs[1], out=outs[1])
+    hetkern.softmax(xs[2], out=outs[2])
 for x in xs:
     x.copy_(torch.randn_like(x) * 8)
 graph.replay()
 torch.cuda.synchronize()
 check(outs[0], xs[0], torch.softmax)
 check(outs[1], xs[1], torch.log_softmax)
+check(outs[2], xs[2], torch.softmax)
 print("ok")
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)

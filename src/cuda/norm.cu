@@ -1007,6 +1007,9 @@ struct RowShape {
   // Rows too long for kMaxCachedRowThreads threads of kMaxCache packs kept
   // in registers too, on up to kMaxRowThreads threads (RowGrid::kWholeSm).
   bool whole_sm_rows = false;
+  // Row tiles a block takes in large cached calls of the quant ops without a
+  // residual (LaunchRows says why).
+  int quant_tiles_per_block = 4;
 };
 // The fused kernels hold x's and residual's packs until their sum: at the
 // 64 registers of a 1024-thread block, ptxas spills none for float32 x and
@@ -1028,7 +1031,7 @@ constexpr bool kRMSNormWholeSmRows =
 template <bool kFusedAdd, class T, class W>
 constexpr RowShape kRMSNormShape{1, kMaxCachedRowThreads, kMaxCachedRowThreads, false,
                                  kRMSNormWholeSmRows<kFusedAdd, T, W>};
-constexpr RowShape kLayerNormShape{2, kMaxCachedRowThreads, INT64_MAX, true, true};
+constexpr RowShape kLayerNormShape{2, kMaxCachedRowThreads, INT64_MAX, true, true, 1};
 
 constexpr int64_t WarpsOf(int64_t threads) { return (threads + 31) / 32 * 32; }
 constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -1080,16 +1083,23 @@ void LaunchRows(const NormArgs& args, const DeviceScope& scope, const RowShape& 
   const dim3 block(row_threads, rows_per_block);
   const int64_t tiles = (args.rows + rows_per_block - 1) / rows_per_block;
   // One block a row tile (RowGrid); ForBlockRows loops past grid.x's limit.
-  // Large calls of the quant ops without a residual take 4 tiles a block:
-  // a block builds the scale's reciprocal once (RowQuantScale), for 4 rows
-  // instead of 1. H100, bfloat16, graph replay, 16384x4096, µs: rmsnorm_quant
-  // 76.5-76.8 -> 72.5-72.6 (0.90 -> 0.94 of a copy), layernorm_quant
-  // 89.8-90.4 -> 87.5-87.6; fused_add_rmsnorm_quant got slower (160.0-160.5 ->
-  // 164.7), and so did rmsnorm and layernorm at 2 tiles a block (92.6-92.9 ->
-  // 93.6-93.9, 91.4 -> 93.3; benchmarks/results/h100-2026-11-27-stop35, run 1).
+  // Large calls of rmsnorm_quant take 4 tiles a block (shape.
+  // quant_tiles_per_block): a block builds the scale's reciprocal once
+  // (RowQuantScale), for 4 rows instead of 1. H100, bfloat16, graph replay,
+  // 16384x4096, µs: rmsnorm_quant 76.5-76.8 -> 72.5-72.6 (0.90 -> 0.94 of a
+  // copy); fused_add_rmsnorm_quant got slower (160.0-160.5 -> 164.7), and so
+  // did rmsnorm and layernorm at 2 tiles a block (92.6-92.9 -> 93.6-93.9,
+  // 91.4 -> 93.3; benchmarks/results/h100-2026-11-27-stop35, run 1).
+  // layernorm_quant had gained too (89.8-90.4 -> 87.5-87.6), but loses with
+  // it since its kernels changed (split and staged rows): 4 tiles -> 1, bfloat16,
+  // 16384 rows x 2048 39.7 -> 38.6, x 4096 72.6 -> 71.7 (0.94 -> 0.95 of a
+  // copy), x 8192 142.4 -> 139.2, x 16384 279.8 -> 267.6 (0.95 -> 0.99)
+  // (benchmarks/results/h100-2026-12-07-stop68, run 1).
   const bool quant_without_residual = args.scale != nullptr && args.residual == nullptr;
-  const int64_t tiles_per_block =
-      quant_without_residual && cache > 0 && tiles > 64 * int64_t{scope.Multiprocessors()} ? 4 : 1;
+  const int64_t tiles_per_block = quant_without_residual && cache > 0 &&
+                                          tiles > 64 * int64_t{scope.Multiprocessors()}
+                                      ? shape.quant_tiles_per_block
+                                      : 1;
   const dim3 grid(
       static_cast<unsigned>(std::min<int64_t>(CeilDiv(tiles, tiles_per_block), INT32_MAX)));
   if (!aligned) return launch(Int<1>{}, Int<0>{}, grid, block);

@@ -810,20 +810,29 @@ inline SharedRowShape PickSharedRowShape(const DeviceScope& scope, int64_t rows,
 }
 
 // Rows past one block (PickSharedRowShape's slots == 0), more of them than
-// the online kernel would put on clusters (OnlineRowBlocks() == 1): the
-// fewest of 2 and 4 one-an-SM blocks that hold a row, on 1024 threads (the
-// only kClustered kernel).
+// the online kernel would put on clusters (OnlineRowBlocks() == 1): of 2
+// and 4 blocks a row (512 or 1024 threads), the first whose blocks run two
+// an SM, so that one row's cluster barriers (each block waits there for the
+// slowest SM of its cluster) overlap another row's loads; else the fewest
+// that hold the row, one an SM. float32 x 90000-128256 and 16-bit x
+// 155649-200000 take 4 blocks of 512 threads two an SM. H100, graph replay,
+// µs, fewest blocks one an SM -> two an SM: bfloat16 softmax 2048x200000
+// 716 -> 626, log_softmax 752 -> 642, 140x155656 52.9 -> 44.4; float32
+// softmax 1024x100000 350 -> 313, log_softmax 400 -> 329; float32
+// 4096x128256 level (1619) (benchmarks/results/h100-2026-12-07-stop68).
 inline SharedRowShape PickClusteredSharedRowShape(const DeviceScope& scope, int64_t rows,
                                                   int64_t packs) {
+  SharedRowShape fewest_blocks;
   for (const int row_blocks : {2, 4}) {
     SharedRowShape shape =
-        PickSharedRowShape(scope, rows * row_blocks, (packs + row_blocks - 1) / row_blocks, 1024);
+        PickSharedRowShape(scope, rows * row_blocks, (packs + row_blocks - 1) / row_blocks, 512);
     if (shape.slots > 0) {
       shape.row_blocks = row_blocks;
-      return shape;
+      if (shape.blocks_per_sm >= 2) return shape;
+      if (fewest_blocks.slots == 0) fewest_blocks = shape;
     }
   }
-  return {};
+  return fewest_blocks;
 }
 
 // Clusters of `cluster_blocks` blocks of `threads` threads and
@@ -850,40 +859,24 @@ int ResidentClusters(const DeviceScope& scope, Kernel* kernel, unsigned cluster_
   return clusters;
 }
 
-// Clusters of kRowBlocks blocks of kKernel (1024 threads) the GPU holds at
-// once. Asked once per device, with the most shared memory
-// PickSharedRowShape gives a block (one block an SM at any size). The query
-// may run inside a stream capture (a first call in a CUDA graph;
-// H/capture_first.py in benchmarks/results/h100-2026-12-07-stop67 checked
-// it there).
-template <auto kKernel, int kRowBlocks>
-int ResidentSharedRowClusters(const DeviceScope& scope) {
-  struct Tag {};
-  return CachedPerDevice<Tag>(scope.device_id(), [&] {
-    const int bytes = scope.SharedMemoryPerBlock() - kSharedRowStaticBytes;
-    if (cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) != cudaSuccess) {
-      cudaGetLastError();  // an answer, as in ResidentClusters
-      return 0;
-    }
-    return ResidentClusters(scope, kKernel, kRowBlocks, 1024, bytes);
-  });
-}
-
-// The shared kernel on clusters of kRowBlocks blocks a row, one an SM,
+// The shared kernel on clusters of kRowBlocks blocks of kThreads a row,
 // looping over rows as below: as many clusters as the GPU holds at once (a
 // cluster started late would take its rows after the others', a second
-// round). false (nothing launched) where it holds none.
-template <class T, int kVec, bool kLog, int kRowBlocks>
+// round). The occupancy is asked at each call, with the call's shared
+// memory, which decides whether two blocks share an SM; the query may run
+// inside a stream capture (test_cuda_first_call_inside_graph_capture).
+// false (nothing launched) where the GPU holds none.
+template <class T, int kVec, bool kLog, int kThreads, int kRowBlocks>
 bool LaunchClusteredSharedRows(const DeviceScope& scope, int slots, const T* x, T* out, int64_t rows,
                                int64_t cols, int64_t x_stride, int64_t out_stride) {
-  constexpr auto kKernel = SharedRowsKernel<T, kVec, 1024, kLog, true>;
-  const int clusters = ResidentSharedRowClusters<kKernel, kRowBlocks>(scope);
-  if (clusters == 0) return false;
-  const int bytes = slots * 1024 * 16;
+  constexpr auto kKernel = SharedRowsKernel<T, kVec, kThreads, kLog, true>;
+  const int bytes = slots * kThreads * 16;
   HETKERN_CUDA_CHECK(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  const int clusters = ResidentClusters(scope, kKernel, kRowBlocks, kThreads, bytes);
+  if (clusters == 0) return false;
   LaunchDependent(scope, kKernel,
                   LaunchShape{dim3(static_cast<unsigned>(std::min<int64_t>(rows, clusters) * kRowBlocks)),
-                              dim3(1024), static_cast<size_t>(bytes), kRowBlocks},
+                              dim3(kThreads), static_cast<size_t>(bytes), kRowBlocks},
                   x, out, rows, cols, x_stride, out_stride, slots);
   return true;
 }
@@ -894,8 +887,13 @@ bool LaunchSharedRows(const DeviceScope& scope, const SharedRowShape& shape, con
                       int64_t rows, int64_t cols, int64_t x_stride, int64_t out_stride, bool log) {
   if (shape.row_blocks > 1) {
     const auto clustered = [&](auto log_tag, auto row_blocks) {
-      return LaunchClusteredSharedRows<T, kVec, decltype(log_tag)::value, decltype(row_blocks)::value>(
-          scope, shape.slots, x, out, rows, cols, x_stride, out_stride);
+      constexpr bool kLog = decltype(log_tag)::value;
+      constexpr int kRowBlocks = decltype(row_blocks)::value;
+      return shape.threads == 512
+                 ? LaunchClusteredSharedRows<T, kVec, kLog, 512, kRowBlocks>(scope, shape.slots, x, out, rows,
+                                                                             cols, x_stride, out_stride)
+                 : LaunchClusteredSharedRows<T, kVec, kLog, 1024, kRowBlocks>(scope, shape.slots, x, out, rows,
+                                                                              cols, x_stride, out_stride);
     };
     constexpr std::true_type kLog;
     constexpr std::false_type kSoftmax;
