@@ -100,6 +100,36 @@ def check(y, x, torch_op):
     )
 
 
+def check_sampled_rows(y, x, torch_op, special_rows=8, stride=7):
+    """check() on the first special_rows rows (where the tests put their
+    special values), every stride-th row after them and the last row; every
+    row after the special ones, on x's device, against torch_op in float64
+    there, within 2 ulps (16-bit) or 4x the bound (wider types; torch's
+    float64 result is off by up to 1.5x it): a row written from another
+    row's data, or not at all, fails. The float64 CPU reference of every
+    row had made the many-rows tests the CUDA suite's last (stop 68)."""
+    rows = x.shape[0]
+    picked = sorted(set(range(min(special_rows, rows))) | set(range(special_rows, rows, stride)) | {rows - 1})
+    check(y[picked], x[picked], torch_op)
+    if rows <= special_rows:
+        return
+    x, y = x[special_rows:], y[special_rows:]
+    xd = x.double()
+    ref = torch_op(xd, -1)
+    if x.element_size() == 2:
+        worst = int((_ordered(y) - _ordered(ref.to(x.dtype))).abs().max())
+        assert worst <= 2, f"{worst} ulps from torch's float64 result"
+        return
+    shift = (xd - xd.amax(-1, keepdim=True)).abs()
+    eps = torch.finfo(x.dtype).eps
+    if torch_op is torch.log_softmax:
+        tol = eps * (8 + shift + ref.abs())
+    else:
+        tol = eps * (8 + shift) * ref + torch.finfo(x.dtype).smallest_normal * eps * 4
+    ratio = float(((y.double() - ref).abs() / tol).max())
+    assert ratio <= 4, f"{ratio:.2f}x the bound from torch's float64 result"
+
+
 def tolerance(dtype, ref, shift, log):
     """The bound on |y - ref| for float32/float64 (module docstring), given
     the reference and |x - max| element by element."""
@@ -493,12 +523,12 @@ def test_cuda_many_long_rows(dtype, op):
         x[3, length - 5] = NAN
         x[4, 7] = 1e4 if dtype != torch.float16 else 6e4  # a dominating max
         x[5, length - 1] = 1e4 if dtype != torch.float16 else 6e4  # in the last slice
-        check(ours(x), x, theirs)
+        check_sampled_rows(ours(x), x, theirs)
     x = rows_of(140, 155656, dtype, "cuda", seed=11)
     x[6, 100000] = NAN
     expected = x.clone()
     ours(x, out=x)
-    check(x, expected, theirs)
+    check_sampled_rows(x, expected, theirs)
 
 
 @requires_cuda
