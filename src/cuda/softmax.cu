@@ -814,12 +814,15 @@ inline SharedRowShape PickSharedRowShape(const DeviceScope& scope, int64_t rows,
 // and 4 blocks a row (512 or 1024 threads), the first whose blocks run two
 // an SM, so that one row's cluster barriers (each block waits there for the
 // slowest SM of its cluster) overlap another row's loads; else the fewest
-// that hold the row, one an SM. float32 x 90000-128256 and 16-bit x
-// 155649-200000 take 4 blocks of 512 threads two an SM. H100, graph replay,
-// µs, fewest blocks one an SM -> two an SM: bfloat16 softmax 2048x200000
-// 716 -> 626, log_softmax 752 -> 642, 140x155656 52.9 -> 44.4; float32
-// softmax 1024x100000 350 -> 313, log_softmax 400 -> 329; float32
-// 4096x128256 level (1619) (benchmarks/results/h100-2026-12-07-stop68).
+// that hold the row, one an SM. Of 512 and 1024 threads, PickSharedRowShape's
+// cost model picks, and its pick alternates with the length: at 4096 rows on
+// 132 SMs, float32 x 100000 and 16-bit x 155656, 160000 and 200000 take 4
+// blocks of 512 two an SM, float32 x 128256 and 16-bit x 250000 2 blocks of
+// 1024 one an SM (stop 68's O, prepared: 512 threads wherever two fit).
+// H100, graph replay, µs, fewest blocks one an SM -> two an SM: bfloat16
+// softmax 2048x200000 716 -> 626, log_softmax 752 -> 642, 140x155656 52.9
+// -> 44.4; float32 softmax 1024x100000 350 -> 313, log_softmax 400 -> 329
+// (benchmarks/results/h100-2026-12-07-stop68).
 inline SharedRowShape PickClusteredSharedRowShape(const DeviceScope& scope, int64_t rows,
                                                   int64_t packs) {
   SharedRowShape fewest_blocks;
