@@ -8,7 +8,11 @@
 #                               prefixed with NAME (PROBE_TIMEOUT seconds, default 60);
 #   sanitize NAME TOOL FAMILY - compute-sanitizer TOOL over tools/sanitize-rows.py cuda
 #                               FAMILY on NAME (SANITIZE_TIMEOUT, default 280), its
-#                               summary to laps.txt, its tail to $OUT/sanitizer-NAME.txt.
+#                               summary to laps.txt, its tail to $OUT/sanitizer-NAME.txt;
+#   run_tests NAME SECONDS PYTEST-ARGS...
+#                             - pytest (15 workers, paths under $R) on NAME within
+#                               SECONDS, its output to $OUT/cuda-pytest-NAME.txt, its
+#                               summary line to laps.txt.
 export R=$PWD
 ab_t0=$(date +%s)
 lap() { echo "$* $(( $(date +%s) - ab_t0 )) s" | tee -a "$OUT/laps.txt"; }
@@ -30,4 +34,10 @@ sanitize() {
   echo "$side $tool rc=$?: $(tail -n 30 "/tmp/sanitizer-$tool.log" | grep -E 'calls checked|SUMMARY' | tr '\n' ' ')" |
     tee -a "$OUT/laps.txt"
   tail -n 40 "/tmp/sanitizer-$tool.log" >> "$OUT/sanitizer-$side.txt"
+}
+run_tests() {
+  local side=$1 seconds=$2; shift 2
+  (cd /tmp && HETKERN_LIBRARY=/tmp/ab/$side.so OMP_WAIT_POLICY=PASSIVE timeout "$seconds" python3 -m pytest -q -rfE \
+    -p no:cacheprovider -n 15 "$@" > "$OUT/cuda-pytest-$side.txt" 2>&1)
+  echo "$side tests rc=$?: $(grep -E '(passed|failed).* in ' "$OUT/cuda-pytest-$side.txt" | tail -n 1)" | tee -a "$OUT/laps.txt"
 }

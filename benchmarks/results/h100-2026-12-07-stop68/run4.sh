@@ -8,9 +8,7 @@
 set -uo pipefail
 export SANITIZE_TIMEOUT=170
 source tools/device-ab-env.sh N
-(cd /tmp && HETKERN_LIBRARY=/tmp/ab/N.so OMP_WAIT_POLICY=PASSIVE timeout 400 python3 -m pytest -q -rfE \
-  -p no:cacheprovider -n 15 --durations=25 "$R/tests" -k "cuda or gpu or cupy or jax" > "$OUT/cuda-pytest-N.txt" 2>&1
- echo "N tests rc=$?: $(grep -E '(passed|failed).* in ' "$OUT/cuda-pytest-N.txt" | tail -n 1)") | tee -a "$OUT/laps.txt"
+run_tests N 400 --durations=25 "$R/tests" -k "cuda or gpu or cupy or jax"
 lap tested
 sanitize N racecheck norm
 lap sanitized

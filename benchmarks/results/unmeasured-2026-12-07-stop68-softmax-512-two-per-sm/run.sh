@@ -11,9 +11,7 @@
 set -uo pipefail
 export PROBE_TIMEOUT=90 SANITIZE_TIMEOUT=150
 source tools/device-ab-env.sh N O
-(cd /tmp && HETKERN_LIBRARY=/tmp/ab/O.so OMP_WAIT_POLICY=PASSIVE timeout 150 python3 -m pytest -q -rfE -p no:cacheprovider \
-  -n 15 "$R/tests/test_softmax.py" -k cuda > "$OUT/cuda-pytest-O.txt" 2>&1
- echo "O softmax tests rc=$?: $(grep -E 'passed|failed' "$OUT/cuda-pytest-O.txt" | tail -n 1)") | tee -a "$OUT/laps.txt"
+run_tests O 150 "$R/tests/test_softmax.py" -k cuda
 lap tested
 round() {
   for side in N O; do
