@@ -121,21 +121,18 @@ def check_sampled_rows(y, x, torch_op, special_rows=8, stride=7):
         assert worst <= 2, f"{worst} ulps from torch's float64 result"
         return
     shift = (xd - xd.amax(-1, keepdim=True)).abs()
-    eps = torch.finfo(x.dtype).eps
-    if torch_op is torch.log_softmax:
-        tol = eps * (8 + shift + ref.abs())
-    else:
-        tol = eps * (8 + shift) * ref + torch.finfo(x.dtype).smallest_normal * eps * 4
+    tol = tolerance(x.dtype, ref, shift, torch_op is torch.log_softmax)
     ratio = float(((y.double() - ref).abs() / tol).max())
     assert ratio <= 4, f"{ratio:.2f}x the bound from torch's float64 result"
 
 
 def tolerance(dtype, ref, shift, log):
     """The bound on |y - ref| for float32/float64 (module docstring), given
-    the reference and |x - max| element by element."""
+    the reference and |x - max| element by element (NumPy arrays, or torch
+    tensors on any device)."""
     eps = torch.finfo(dtype).eps
     if log:
-        return eps * (8 + shift + np.abs(ref))
+        return eps * (8 + shift + abs(ref))
     tiny = torch.finfo(dtype).smallest_normal  # results below it are subnormal
     return eps * (8 + shift) * ref + tiny * eps * 4
 
