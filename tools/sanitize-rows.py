@@ -23,8 +23,8 @@ memcheck and racecheck together, and norm with rope ran past 170 s under
 racecheck alone (stop 66): give racecheck one family a call, or 300 s. Stop 58 made it for stop 56's kernels (its copy is in
 benchmarks/results/h100-2026-12-06-stop58/). Run it through
 `SANITIZE=rows tools/gpu-check sanitize`, or alone:
-`compute-sanitizer --tool memcheck python3 tools/sanitize-rows.py [cuda|cpu] [norm|softmax|rope]`
-(the second argument: only that family's calls).
+`compute-sanitizer --tool memcheck python3 tools/sanitize-rows.py [cuda|cpu] [norm|softmax|rope|NORM-OP,...]`
+(the second argument: only that family's calls, or only those norm ops' calls).
 """
 import sys
 
@@ -34,9 +34,15 @@ import hetkern
 
 dev = sys.argv[1] if len(sys.argv) > 1 else "cuda"
 FAMILIES = ["norm", "softmax", "rope"]
-families = sys.argv[2:] or FAMILIES
-if not set(families) <= set(FAMILIES):
-    raise SystemExit(f"families: {', '.join(FAMILIES)}, not {' '.join(families)}")
+NORM_OPS = ["rmsnorm", "gemma_rmsnorm", "layernorm", "rmsnorm_quant", "layernorm_quant", "fused_add_rmsnorm",
+            "gemma_fused_add_rmsnorm", "fused_add_rmsnorm_quant"]
+# Families, or norm ops (the norm family's calls of those ops only: racecheck over
+# all 243 norm calls needs about 300 s), each argument a comma-separated list.
+names = [name for arg in sys.argv[2:] for name in arg.split(",")] or FAMILIES
+if not set(names) <= set(FAMILIES + NORM_OPS):
+    raise SystemExit(f"families ({', '.join(FAMILIES)}) or norm ops ({', '.join(NORM_OPS)}), not {' '.join(names)}")
+norm_ops = set(NORM_OPS) if "norm" in names else set(names) & set(NORM_OPS)
+families = [f for f in FAMILIES if f in names] + (["norm"] if norm_ops and "norm" not in names else [])
 torch.manual_seed(0)
 NORM_SHAPES = [(1, 4096), (128, 4096), (1, 16384), (7, 16384), (600, 16384), (2048, 16384), (3000, 4096),
                (20000, 1024), (5, 300)]
@@ -84,27 +90,35 @@ for dtype in (torch.bfloat16, torch.float16, torch.float32):
         r = torch.randn_like(x)
         ref_rms = torch.nn.functional.rms_norm(x.float(), (h,), w.float(), 1e-6)
         ref_ln = torch.nn.functional.layer_norm(x.float(), (h,), w.float(), b.float(), 1e-5)
-        close(f"rmsnorm {tag}", hetkern.rmsnorm(x, w, 1e-6), ref_rms, tol * 8)
-        close(f"gemma_rmsnorm {tag}", hetkern.gemma_rmsnorm(x, w - 1, 1e-6),
-              torch.nn.functional.rms_norm(x.float(), (h,), (w - 1).float() + 1, 1e-6), tol * 8)
-        close(f"layernorm {tag}", hetkern.layernorm(x, w, b, 1e-5), ref_ln, tol * 8)
-        close(f"rmsnorm_quant {tag}", hetkern.rmsnorm_quant(q8(x), x, w, scale, 1e-6).float(), fp8(ref_rms),
-              *E4M3_STEP)
-        close(f"layernorm_quant {tag}", hetkern.layernorm_quant(q8(x), x, w, scale, b, 1e-5).float(), fp8(ref_ln),
-              *E4M3_STEP)
-        xs, rs = x.clone(), r.clone()
-        hetkern.fused_add_rmsnorm(xs, rs, w, 1e-6)
-        close(f"fused_add_rmsnorm {tag}", rs, x.float() + r.float(), tol * 4)
-        close(f"fused_add_rmsnorm out {tag}", xs,
-              torch.nn.functional.rms_norm(rs.float(), (h,), w.float(), 1e-6), tol * 8)
-        xs, rs = x.clone(), r.clone()
-        hetkern.gemma_fused_add_rmsnorm(xs, rs, w - 1, 1e-6)
-        close(f"gemma_fused_add_rmsnorm {tag}", rs, x.float() + r.float(), tol * 4)
-        rs = r.clone()
-        q = hetkern.fused_add_rmsnorm_quant(q8(x), x, rs, w, scale, 1e-6)[0]
-        close(f"fused_add_rmsnorm_quant {tag}", q.float(),
-              fp8(torch.nn.functional.rms_norm(x.float() + r.float(), (h,), w.float(), 1e-6)),
-              *E4M3_STEP)
+        if "rmsnorm" in norm_ops:
+            close(f"rmsnorm {tag}", hetkern.rmsnorm(x, w, 1e-6), ref_rms, tol * 8)
+        if "gemma_rmsnorm" in norm_ops:
+            close(f"gemma_rmsnorm {tag}", hetkern.gemma_rmsnorm(x, w - 1, 1e-6),
+                  torch.nn.functional.rms_norm(x.float(), (h,), (w - 1).float() + 1, 1e-6), tol * 8)
+        if "layernorm" in norm_ops:
+            close(f"layernorm {tag}", hetkern.layernorm(x, w, b, 1e-5), ref_ln, tol * 8)
+        if "rmsnorm_quant" in norm_ops:
+            close(f"rmsnorm_quant {tag}", hetkern.rmsnorm_quant(q8(x), x, w, scale, 1e-6).float(), fp8(ref_rms),
+                  *E4M3_STEP)
+        if "layernorm_quant" in norm_ops:
+            close(f"layernorm_quant {tag}", hetkern.layernorm_quant(q8(x), x, w, scale, b, 1e-5).float(),
+                  fp8(ref_ln), *E4M3_STEP)
+        if "fused_add_rmsnorm" in norm_ops:
+            xs, rs = x.clone(), r.clone()
+            hetkern.fused_add_rmsnorm(xs, rs, w, 1e-6)
+            close(f"fused_add_rmsnorm {tag}", rs, x.float() + r.float(), tol * 4)
+            close(f"fused_add_rmsnorm out {tag}", xs,
+                  torch.nn.functional.rms_norm(rs.float(), (h,), w.float(), 1e-6), tol * 8)
+        if "gemma_fused_add_rmsnorm" in norm_ops:
+            xs, rs = x.clone(), r.clone()
+            hetkern.gemma_fused_add_rmsnorm(xs, rs, w - 1, 1e-6)
+            close(f"gemma_fused_add_rmsnorm {tag}", rs, x.float() + r.float(), tol * 4)
+        if "fused_add_rmsnorm_quant" in norm_ops:
+            rs = r.clone()
+            q = hetkern.fused_add_rmsnorm_quant(q8(x), x, rs, w, scale, 1e-6)[0]
+            close(f"fused_add_rmsnorm_quant {tag}", q.float(),
+                  fp8(torch.nn.functional.rms_norm(x.float() + r.float(), (h,), w.float(), 1e-6)),
+                  *E4M3_STEP)
     for rows, cols in SOFTMAX_SHAPES if "softmax" in families else []:
         x = torch.randn(rows, cols, dtype=dtype, device=dev) * 4
         close(f"softmax {dtype} {rows}x{cols}", hetkern.softmax(x), torch.softmax(x.float(), -1), tol)
