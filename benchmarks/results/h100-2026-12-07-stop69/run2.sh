@@ -1,22 +1,19 @@
 #!/usr/bin/env bash
-# Stop 69, device call 2, with the session's last ~250 s of device time (run1.sh
-# never ran: eight calls found no machine): 1. the float32 table of issue 14's
-# new norms on N (main's library) against FlashInfer, torch eager and
-# torch.compile, graph replay and the Python loop; 2. racecheck over the
-# layernorm and layernorm_quant calls of tools/sanitize-rows.py on N with what
-# is left of CALL_SECONDS (default 230).
+# Prepared at stop 69, not run. Device call 2 of 2, about 430 s: the float32
+# peers table (every family: torch eager, torch.compile, Liger, FlashInfer;
+# graph replay and the Python loop) on LIB (default N, main's library; O if
+# run1.sh lands O), then memcheck over the layernorm and layernorm_quant calls
+# with what is left. Carry as run1.sh's.
 set -uo pipefail
-export SANITIZE_TIMEOUT=120
-call=${CALL_SECONDS:-230}
-source tools/device-ab-env.sh N
-ops=gemma_rmsnorm,gemma_fused_add_rmsnorm,rmsnorm_quant,fused_add_rmsnorm_quant,layernorm_quant
-(cd /tmp && HETKERN_LIBRARY=/tmp/ab/N.so timeout $(( call - 90 )) python3 -m hetkern.bench --device cuda \
-  --samples 9 --dtypes float32 --family norm --ops $ops --time-cap "25,norm=$(( call - 120 ))" \
-  --out /tmp/pf > "$OUT/f32-new-norms-bench.txt" 2>&1)
-echo "f32 new norms rc=$?" | tee -a "$OUT/laps.txt"
-lap "f32 new norms"
-(cd /tmp && python3 -m hetkern.bench.report /tmp/pf/results.json > "$OUT/f32-new-norms-SUMMARY.md")
-xz -T0 -c /tmp/pf/results.json > "$OUT/f32-new-norms-results.json.xz"
-echo "misses: $(grep -c '✘' "$OUT/f32-new-norms-SUMMARY.md")" | tee -a "$OUT/laps.txt"
-SANITIZE_TIMEOUT=$(( call - ($(date +%s) - ab_t0) - 5 )) sanitize N racecheck layernorm,layernorm_quant
-lap "racecheck"
+lib=${LIB:-N}
+source tools/device-ab-env.sh "$lib"
+SKIP_BUILD=1 HETKERN_LIBRARY=/tmp/ab/$lib.so PEER_DTYPE=float32 \
+  PEER_CAPS=25,activation=170,norm=290,softmax=150,rope=40 OUT=/tmp/pf \
+  timeout 480 tools/gpu-check peers > /tmp/pf.log 2>&1
+echo "f32 peers on $lib rc=$?" | tee -a "$OUT/laps.txt"
+lap "f32 peers"
+cp /tmp/pf/f32-peers-SUMMARY.md /tmp/pf/f32-peers-bench.txt "$OUT/"
+xz -T0 -c /tmp/pf/f32-peers.tar > "$OUT/f32-peers.tar.xz"
+echo "misses: $(grep -c '✘' "$OUT/f32-peers-SUMMARY.md")" | tee -a "$OUT/laps.txt"
+SANITIZE_TIMEOUT=$(( 585 - ($(date +%s) - ab_t0) )) sanitize "$lib" memcheck layernorm,layernorm_quant
+lap memcheck
