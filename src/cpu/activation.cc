@@ -39,11 +39,6 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 template <class Fn>
-HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
-  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
-}
-
-template <class Fn>
 HWY_INLINE void VisitHalfType(DType dtype, Fn&& fn) {
   if (dtype == DType::kFloat16) fn(TypeTag<hwy::float16_t>{});
   if (dtype == DType::kBFloat16) fn(TypeTag<hwy::bfloat16_t>{});

@@ -27,6 +27,8 @@
 
 #include <hwy/highway.h>
 
+#include "src/core/args.h"  // DType, VisitDType
+
 // Whether the current target converts f16 in hardware (F16C), correctly.
 #undef HETKERN_HWY_F16C
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
@@ -50,6 +52,13 @@ namespace hetkern {
 namespace cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// Calls fn(TypeTag<T>{}) with T the CPU storage type of `dtype` (the CUDA
+// side's VisitCudaType).
+template <class Fn>
+HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
+  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
+}
 
 // The type arithmetic happens in for storage type T.
 template <class T>

@@ -20,12 +20,6 @@ namespace cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Calls fn(TypeTag<T>{}) with T the CPU storage type of `dtype`.
-template <class Fn>
-HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
-  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
-}
-
 struct ScaleOp {
   double factor;
   template <class D>

@@ -396,7 +396,7 @@ HWY_INLINE void LayerNormRow(const T* x, const W* w, const W* b, const Out& row_
 // (only the pairs the entry accepts are instantiated).
 template <class Fn>
 HWY_INLINE void VisitNormTypes(const NormArgs& a, Fn&& fn) {
-  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(a.dtype, [&](auto tag) HWY_ATTR {
+  VisitCpuType(a.dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;
     if constexpr (sizeof(T) == 2) {
       if (a.param_dtype == DType::kFloat32) return fn(tag, TypeTag<float>{});

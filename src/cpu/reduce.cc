@@ -430,7 +430,7 @@ struct RowReducer {
 // Calls fn(RowReducer<T, Op>-typed tag) for the dtype and op given.
 template <class Fn>
 HWY_INLINE void VisitReducer(ReduceOp op, DType dtype, Fn&& fn) {
-  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, [&](auto type) HWY_ATTR {
+  VisitCpuType(dtype, [&](auto type) HWY_ATTR {
     using T = typename decltype(type)::type;
     switch (op) {
       case ReduceOp::kSum:

@@ -81,12 +81,6 @@ HWY_INLINE void RopeTokens(const RopeArgs& a, int64_t begin, int64_t end) {
   }
 }
 
-// Calls fn(TypeTag<T>{}) with T the CPU storage type of `dtype`.
-template <class Fn>
-HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
-  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
-}
-
 void RopeKernel(const RopeArgs& args, int64_t token_begin, int64_t token_end) {
   VisitCpuType(args.dtype, [&](auto tag) HWY_ATTR {
     using T = typename decltype(tag)::type;

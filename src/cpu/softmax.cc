@@ -33,11 +33,6 @@ namespace cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <class Fn>
-HWY_INLINE void VisitCpuType(DType dtype, Fn&& fn) {
-  VisitDType<float, double, hwy::float16_t, hwy::bfloat16_t>(dtype, fn);
-}
-
 // The first pass over one segment x[0, n), n <= kSoftmaxSegment: its max,
 // and whether it held NaN. The last partial vector is loaded padded with
 // -inf (LoadNOrAs), which changes neither max nor sum.
