@@ -30,6 +30,7 @@ echo "misses: $(grep -c '✘' "$OUT/f32-peers-SUMMARY.md")" | tee -a "$OUT/laps.
 SANITIZE_TIMEOUT=$(( call - 5 - ($(date +%s) - ab_t0) < 110 ? call - 5 - ($(date +%s) - ab_t0) : 110 )) sanitize N racecheck layernorm,layernorm_quant
 lap racecheck
 left=$(( call - 5 - ($(date +%s) - ab_t0) ))
+[ "$left" -ge 40 ] || exit 0  # (timeout 0 would not stop a probe)
 for side in N P N P; do
   PROBE_TIMEOUT=$(( left / 4 )) probe $side --buffers 2 --dtype float32 --ops layernorm \
     --shapes 4096x16384,16384x16384,256x16384,4096x12288

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Stop 70 (not run), device call 2, about 400 s, on LIB (P where run1.sh chose it):
+# Stop 70 (not run), device call 2, about 400 s, on LIB (default P; run it
+# if run1.sh's N against P favoured P):
 # the norm, quant-norm, large and strided CUDA tests, then memcheck and
 # racecheck over the layernorm and layernorm_quant calls of
 # tools/sanitize-rows.py, then graph replay N against LIB once more.

@@ -19,6 +19,7 @@ PROBE_TIMEOUT=$(( call - 20 - ($(date +%s) - ab_t0) )) probe N --buffers 2 --dty
   --shapes 1x4096,128x4096,16384x4096,4096x16384 > "$OUT/f32-new-norms.txt" 2>&1
 lap "new norms"
 left=$(( call - 5 - ($(date +%s) - ab_t0) ))
+[ "$left" -ge 20 ] || exit 0  # (timeout 0 would not stop a probe)
 for side in N P; do
   PROBE_TIMEOUT=$(( left / 2 )) probe $side --buffers 2 --dtype float32 --ops layernorm \
     --shapes 4096x16384,16384x16384,256x16384
