@@ -4,6 +4,9 @@
 # (.gpu-carry/setup.sh), unpacks .gpu-carry/ab/NAME.so.xz into /tmp/ab/,
 # writes $OUT/machine.txt and defines
 #   lap WHAT                  - appends "WHAT <seconds since sourcing> s" to $OUT/laps.txt;
+#   seconds_left CALL         - the seconds left of a call of CALL seconds, less 5 (for
+#                               PROBE_TIMEOUT and SANITIZE_TIMEOUT: timeout 0 would not stop
+#                               a step, so check it is positive first);
 #   probe NAME ARGS...        - benchmarks/graph_probe.py ARGS on /tmp/ab/NAME.so, lines
 #                               prefixed with NAME (PROBE_TIMEOUT seconds, default 60);
 #   sanitize NAME TOOL FAMILY - compute-sanitizer TOOL over tools/sanitize-rows.py cuda
@@ -16,6 +19,7 @@
 export R=$PWD
 ab_t0=$(date +%s)
 lap() { echo "$* $(( $(date +%s) - ab_t0 )) s" | tee -a "$OUT/laps.txt"; }
+seconds_left() { echo $(( $1 - 5 - ($(date +%s) - ab_t0) )); }
 source .gpu-carry/setup.sh > /dev/null 2>&1
 export HETKERN_BENCH_FLASHINFER="$R/.gpu-carry/peers" PYTHONPATH="$R/python"
 export PATH="$(python3 -c 'import sys, os; print(os.path.dirname(sys.executable))'):$PATH"

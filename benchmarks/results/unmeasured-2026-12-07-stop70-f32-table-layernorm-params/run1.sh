@@ -27,10 +27,12 @@ lap "f32 peers"
 cp /tmp/pf/f32-peers-SUMMARY.md /tmp/pf/f32-peers-bench.txt "$OUT/"
 xz -T0 -c /tmp/pf/f32-peers.tar > "$OUT/f32-peers.tar.xz"
 echo "misses: $(grep -c '✘' "$OUT/f32-peers-SUMMARY.md")" | tee -a "$OUT/laps.txt"
-SANITIZE_TIMEOUT=$(( call - 5 - ($(date +%s) - ab_t0) < 110 ? call - 5 - ($(date +%s) - ab_t0) : 110 )) sanitize N racecheck layernorm,layernorm_quant
+left=$(seconds_left "$call")
+[ "$left" -ge 20 ] || exit 0
+SANITIZE_TIMEOUT=$(( left < 110 ? left : 110 )) sanitize N racecheck layernorm,layernorm_quant
 lap racecheck
-left=$(( call - 5 - ($(date +%s) - ab_t0) ))
-[ "$left" -ge 40 ] || exit 0  # (timeout 0 would not stop a probe)
+left=$(seconds_left "$call")
+[ "$left" -ge 40 ] || exit 0
 for side in N P N P; do
   PROBE_TIMEOUT=$(( left / 4 )) probe $side --buffers 2 --dtype float32 --ops layernorm \
     --shapes 4096x16384,16384x16384,256x16384,4096x12288

@@ -14,12 +14,14 @@ call=${CALL_SECONDS:-240}
 source tools/device-ab-env.sh N P
 SANITIZE_TIMEOUT=100 sanitize N racecheck layernorm,layernorm_quant
 lap racecheck
-PROBE_TIMEOUT=$(( call - 20 - ($(date +%s) - ab_t0) )) probe N --buffers 2 --dtype float32 \
+left=$(seconds_left "$call")
+[ "$left" -ge 20 ] || exit 0
+PROBE_TIMEOUT=$(( left - 15 )) probe N --buffers 2 --dtype float32 \
   --ops gemma_rmsnorm,gemma_fused_add_rmsnorm,rmsnorm_quant,fused_add_rmsnorm_quant,layernorm_quant \
   --shapes 1x4096,128x4096,16384x4096,4096x16384 > "$OUT/f32-new-norms.txt" 2>&1
 lap "new norms"
-left=$(( call - 5 - ($(date +%s) - ab_t0) ))
-[ "$left" -ge 20 ] || exit 0  # (timeout 0 would not stop a probe)
+left=$(seconds_left "$call")
+[ "$left" -ge 20 ] || exit 0
 for side in N P; do
   PROBE_TIMEOUT=$(( left / 2 )) probe $side --buffers 2 --dtype float32 --ops layernorm \
     --shapes 4096x16384,16384x16384,256x16384
